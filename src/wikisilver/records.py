@@ -1,0 +1,110 @@
+"""The small immutable records that flow between the steps of the method.
+
+Every stage reads and writes these, never loose dicts: a page from the dump, the
+cleaned article with its link spans, the entity type of a title, and the labelled
+sentence that ends in the corpus.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Page:
+    """One <page> of a MediaWiki XML export, as read (step 2 input)."""
+
+    page_id: int
+    title: str
+    ns: int
+    text: str
+    redirect: str | None = None  # target title of <redirect title=…/>, if any
+    revision_id: int | None = None
+    timestamp: str | None = None
+    source: str = ""  # dump file it came from
+    offset: int | None = None  # byte offset of the page in the (decompressed) stream, if known
+
+
+@dataclass(frozen=True)
+class PageReject:
+    """A page (or a piece of a dump) that could not be processed, with why: the dead letter."""
+
+    source: str
+    reason: str  # short machine-readable reason, e.g. "truncated", "xml_error", "parse_timeout"
+    detail: str = ""  # human-readable detail (exception message)
+    page_id: int | None = None
+    title: str | None = None
+    offset: int | None = None
+    snippet: str = ""
+
+
+@dataclass(frozen=True)
+class Link:
+    """A wikilink kept in the clean text: [start, end) character span of its anchor."""
+
+    start: int
+    end: int
+    target: str  # normalized target title (no fragment), as written in the link
+    anchor: str
+
+
+@dataclass(frozen=True)
+class Article:
+    """The clean text of an article and its links (output of step 2's parse)."""
+
+    page_id: int
+    title: str
+    text: str
+    links: tuple[Link, ...] = ()
+    is_disambiguation: bool = False
+
+
+@dataclass(frozen=True)
+class EntityType:
+    """The entity type of one title (step 1): the most specific DBpedia class and its tags."""
+
+    title: str
+    dbpedia_class: str | None  # e.g. "City"; None when the title is known but untyped
+    conll: str  # PER, LOC, ORG, MISC or O
+    fine: str = "O"  # OntoNotes-like fine tag (PERSON, GPE, …) or O
+    source: str = ""  # which source typed it: types, infobox, langlinks, sparql, entities, calendar
+
+
+@dataclass(frozen=True)
+class TargetInfo:
+    """What the labeller knows about one link target after redirects and typing are resolved."""
+
+    title: str  # resolved title (after redirects)
+    entity: EntityType | None  # None: not typed by any source -> unknown
+    exists: bool = False  # the page exists in the dump
+    is_disambiguation: bool = False
+    aliases: tuple[str, ...] = ()  # redirect titles pointing at it, other-language titles
+
+
+@dataclass(frozen=True)
+class EntitySpan:
+    """An entity mention in a labelled sentence: token span [start, end), its tags and target."""
+
+    start: int
+    end: int
+    conll: str
+    dbpedia_class: str
+    target: str
+    rule: str = "link"  # which rule produced it (link, alias, …)
+
+
+@dataclass(frozen=True)
+class LabelledSentence:
+    """One sentence of the corpus (step 5 input)."""
+
+    page_id: int
+    title: str
+    index: int  # sentence index within the article
+    tokens: tuple[str, ...]
+    lemmas: tuple[str, ...]
+    pos: tuple[str, ...]
+    dbpedia_tags: tuple[str, ...]  # IOB2 with the most specific class, e.g. B-City
+    conll_tags: tuple[str, ...]  # IOB2 CoNLL tags
+    spans: tuple[EntitySpan, ...] = ()
+    low_quality: bool = False
+    quality_reasons: tuple[str, ...] = field(default=())

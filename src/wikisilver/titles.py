@@ -1,0 +1,33 @@
+"""Title normalization shared by every source: dump titles, link targets, DBpedia URIs, SQL rows.
+
+MediaWiki treats ``Foo_bar``, ``foo bar`` and ``Foo bar`` as the same page (on first-letter
+case wikis), so every key that joins two sources goes through :func:`normalize_title`.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import unquote
+
+_SPACES = re.compile(r"[\s_\u00a0]+")
+DBPEDIA_RESOURCE = re.compile(r"^https?://(?:[a-z\-]+\.)?dbpedia\.org/resource/")
+
+
+def normalize_title(title: str, first_letter_case: bool = True) -> str:
+    """Canonical form of a page title: spaces not underscores, no fragment, first letter upper."""
+    if not title:
+        return ""
+    if "#" in title:
+        title = title.split("#", 1)[0]
+    title = _SPACES.sub(" ", title).strip()
+    if title.startswith(":"):
+        title = title[1:].lstrip()
+    if first_letter_case and title:
+        title = title[0].upper() + title[1:]
+    return title
+
+
+def title_from_uri(uri: str) -> str:
+    """Title of a DBpedia resource URI (``http://dbpedia.org/resource/Foo_(bar)`` -> ``Foo (bar)``)."""
+    local = DBPEDIA_RESOURCE.sub("", uri.strip("<>"))
+    return normalize_title(unquote(local))

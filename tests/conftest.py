@@ -1,0 +1,29 @@
+"""Shared fixtures: the real data in ../shared/data, skipped with a clear message when absent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared" / "data"
+
+
+def shared_file(relative: str) -> Path:
+    """Path of a file under ../shared/data, or skip the test saying which file is missing."""
+    path = SHARED / relative
+    if not path.exists():
+        pytest.skip(f"shared data not available: {path} (tests read real data from ../shared/data)")
+    return path
+
+
+@pytest.fixture
+def shared() -> "callable":
+    return shared_file
+
+
+ENWIKI_EXTRACT = "wikidumps/gensim_enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2"
+ONTOLOGY = "dbpedia/ontology/dbo-snapshots.owl"
+TYPES_100K = "dbpedia/types/db100k-types.nt.bz2"
+TYPES_111K = "dbpedia/types/db111k-types.nt.bz2"
