@@ -1,0 +1,139 @@
+"""Step 5 of the method: the corpus writers (multitag TSV and Parquet) and their schema.
+
+TSV ("multitag" format): one token per line, tab-separated ``token lemma pos dbpedia_tag
+conll_tag`` (IOB2 tags), a blank line after each sentence, UTF-8. Parquet: one row per sentence,
+schema :data:`SENTENCE_SCHEMA` (documented in docs/output.md). Readers of these and of
+CoNLL-style files live in :mod:`wikisilver.conll`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TextIO
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from wikisilver.records import EntitySpan, LabelledSentence
+
+TSV_COLUMNS = ("token", "lemma", "pos", "dbpedia_tag", "conll_tag")
+
+SPAN_TYPE = pa.struct(
+    [
+        ("start", pa.int32()),
+        ("end", pa.int32()),
+        ("conll", pa.string()),
+        ("dbpedia_class", pa.string()),
+        ("target", pa.string()),
+        ("rule", pa.string()),
+    ]
+)
+
+SENTENCE_SCHEMA = pa.schema(
+    [
+        pa.field("title", pa.string(), nullable=False),
+        pa.field("page_id", pa.int64(), nullable=False),
+        pa.field("sentence_index", pa.int32(), nullable=False),
+        pa.field("tokens", pa.list_(pa.string()), nullable=False),
+        pa.field("lemmas", pa.list_(pa.string()), nullable=False),
+        pa.field("pos", pa.list_(pa.string()), nullable=False),
+        pa.field("dbpedia_tags", pa.list_(pa.string()), nullable=False),
+        pa.field("conll_tags", pa.list_(pa.string()), nullable=False),
+        pa.field("spans", pa.list_(SPAN_TYPE), nullable=False),
+        pa.field("low_quality", pa.bool_(), nullable=False),
+        pa.field("quality_reasons", pa.list_(pa.string()), nullable=False),
+    ],
+    metadata={
+        b"wikisilver.description": b"One row per sentence of a wikisilver silver NER corpus",
+        b"wikisilver.tags": b"IOB2; conll_tags in PER/LOC/ORG/MISC, dbpedia_tags carry the DBpedia class",
+    },
+)
+
+_ESCAPES = str.maketrans({"\t": " ", "\n": " ", "\r": " "})
+
+
+def sentence_sort_key(sentence: LabelledSentence) -> tuple[int, int]:
+    """Order of sentences within a part file: by page id, then sentence index."""
+    return (sentence.page_id, sentence.index)
+
+
+def write_tsv_sentence(handle: TextIO, sentence: LabelledSentence) -> None:
+    """Append one sentence in the multitag TSV format (cells never contain tabs or newlines)."""
+    lines = []
+    for cells in zip(
+        sentence.tokens, sentence.lemmas, sentence.pos, sentence.dbpedia_tags, sentence.conll_tags
+    ):
+        lines.append("\t".join(cell.translate(_ESCAPES) or "_" for cell in cells))
+    handle.write("\n".join(lines))
+    handle.write("\n\n")
+
+
+def _span_dict(span: EntitySpan) -> dict:
+    return {
+        "start": span.start,
+        "end": span.end,
+        "conll": span.conll,
+        "dbpedia_class": span.dbpedia_class,
+        "target": span.target,
+        "rule": span.rule,
+    }
+
+
+def sentences_to_table(sentences: Iterable[LabelledSentence]) -> pa.Table:
+    """A Parquet-ready table of sentences with :data:`SENTENCE_SCHEMA`."""
+    columns: dict[str, list] = {name: [] for name in SENTENCE_SCHEMA.names}
+    for sentence in sentences:
+        columns["title"].append(sentence.title)
+        columns["page_id"].append(sentence.page_id)
+        columns["sentence_index"].append(sentence.index)
+        columns["tokens"].append(list(sentence.tokens))
+        columns["lemmas"].append(list(sentence.lemmas))
+        columns["pos"].append(list(sentence.pos))
+        columns["dbpedia_tags"].append(list(sentence.dbpedia_tags))
+        columns["conll_tags"].append(list(sentence.conll_tags))
+        columns["spans"].append([_span_dict(span) for span in sentence.spans])
+        columns["low_quality"].append(sentence.low_quality)
+        columns["quality_reasons"].append(list(sentence.quality_reasons))
+    return pa.table(columns, schema=SENTENCE_SCHEMA)
+
+
+def write_part(
+    sentences: Iterable[LabelledSentence], tsv_path: str | Path, parquet_path: str | Path,
+    row_group_size: int = 20_000,
+) -> int:
+    """Write one part of the corpus in both formats, in the given order; returns sentences written.
+
+    Rows are flushed in row groups so a part never has to be held twice in memory.
+    """
+    count = 0
+    batch: list[LabelledSentence] = []
+    writer = pq.ParquetWriter(str(parquet_path), SENTENCE_SCHEMA, compression="zstd")
+    try:
+        with open(tsv_path, "w", encoding="utf-8", newline="\n") as tsv:
+            for sentence in sentences:
+                write_tsv_sentence(tsv, sentence)
+                batch.append(sentence)
+                count += 1
+                if len(batch) >= row_group_size:
+                    writer.write_table(sentences_to_table(batch))
+                    batch = []
+            if batch or count == 0:
+                writer.write_table(sentences_to_table(batch))
+    finally:
+        writer.close()
+    return count
+
+
+def write_json_atomic(path: str | Path, data: object) -> None:
+    """Write JSON through a temporary file and a rename, so readers never see half a file."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, ensure_ascii=False, indent=2, sort_keys=True)
+        handle.write("\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
