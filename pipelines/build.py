@@ -103,23 +103,21 @@ def prepare_output(out: Path, overwrite: bool) -> None:
 
 
 def class_table(ontology_path: str | None):
-    """The resolved class -> tag table and class depths (small: travels with the code)."""
+    """The class hierarchy and its resolved class -> tag table (small: they travel with the code)."""
     from wikisilver import ontology as onto
 
     ontology = onto.load_ontology(ontology_path) if ontology_path else onto.load_builtin_ontology()
-    table = onto.resolve_classes(ontology)
-    depths = {cls: onto.depth(ontology, cls) for cls in table}
-    return table, depths
+    return ontology, onto.resolve_classes(ontology)
 
 
 def build_pipeline(pipeline: beam.Pipeline, config: BuildConfig, staging: str) -> None:
-    table, depths = class_table(config.ontology)
+    ontology, table = class_table(config.ontology)
     pages, read_rejects = pipeline | "ReadPages" >> ReadPages(config.dumps)
     parsed = pages | "ExtractArticles" >> ExtractArticles(
         config.lang, config.max_page_chars, config.page_timeout, config.infobox_mappings
     )
     infos = parsed | "TypeEntities" >> TypeEntities(
-        config.lang, table, depths, types_files=config.types, entity_tables=config.entities
+        config.lang, ontology, table, types_files=config.types, entity_tables=config.entities
     )
     targets = {"articles": parsed["articles"], "redirects": parsed["redirects"], "infos": infos} | (
         "ResolveTargets" >> ResolveTargets(config.redirect_hops)

@@ -25,7 +25,7 @@ from wikisilver import dump as dumplib
 from wikisilver import formats, wikitext
 from wikisilver.calendar import is_calendar_title
 from wikisilver.labels import LabelConfig, Labeller
-from wikisilver.ontology import ClassTag
+from wikisilver.ontology import ClassTag, Ontology, most_specific, tag_for_class
 from wikisilver.records import Article, EntityType, LabelledSentence, Page, PageReject, TargetInfo
 from wikisilver.titles import normalize_title
 
@@ -220,21 +220,13 @@ class _ChooseType(beam.DoFn):
 
     PRECEDENCE = ("entities", "types", "infobox")
 
-    def __init__(self, lang: str, class_table: Mapping[str, ClassTag], depths: Mapping[str, int]) -> None:
+    def __init__(self, lang: str, ontology: Ontology, class_table: Mapping[str, ClassTag]) -> None:
         self.lang = lang
+        self.ontology = ontology
         self.class_table = dict(class_table)
-        self.depths = dict(depths)
-
-    def _most_specific(self, classes: Iterable[str]) -> tuple[str | None, bool]:
-        known = sorted({c for c in classes if c in self.class_table and c != "Thing"})
-        if not known:
-            return None, False
-        best = max(known, key=lambda c: (self.depths.get(c, 0), c))
-        tags = {self.class_table[c].conll for c in known}
-        return best, len(tags) > 1
 
     def _entity(self, cls: str, source: str) -> EntityType:
-        tag = self.class_table[cls]
+        tag = tag_for_class(cls, self.class_table)
         return EntityType(title="", dbpedia_class=cls, conll=tag.conll, fine=tag.fine, source=source)
 
     def process(self, element) -> Iterator[tuple[str, TargetInfo]]:
@@ -251,7 +243,7 @@ class _ChooseType(beam.DoFn):
         for source in ("types", "infobox"):
             classes = list(groups.get(source, ()))
             if classes:
-                best, conflict = self._most_specific(classes)
+                best, conflict = most_specific(classes, self.ontology)
                 if conflict:
                     counter(f"typing_conflicts_within_{source}").inc()
                 if best is not None:
@@ -288,13 +280,13 @@ class TypeEntities(beam.PTransform):
     """Entity evidence keyed by title -> (title, TargetInfo) for every title any source knows."""
 
     def __init__(
-        self, lang: str, class_table: Mapping[str, ClassTag], depths: Mapping[str, int],
+        self, lang: str, ontology: Ontology, class_table: Mapping[str, ClassTag],
         types_files: Iterable[str] = (), entity_tables: Iterable[str] = (),
     ) -> None:
         super().__init__()
         self.lang = lang
+        self.ontology = ontology
         self.class_table = class_table
-        self.depths = depths
         self.types_files = sorted(types_files)
         self.entity_tables = sorted(entity_tables)
 
@@ -318,7 +310,7 @@ class TypeEntities(beam.PTransform):
                 | "EntityTables" >> beam.Create(self.entity_tables)
                 | "ReadEntityTable" >> beam.FlatMap(_read_entity_table)
             )
-        choose = _ChooseType(self.lang, self.class_table, self.depths)
+        choose = _ChooseType(self.lang, self.ontology, self.class_table)
         return evidence | "GroupEvidence" >> beam.CoGroupByKey() | "ChooseType" >> beam.ParDo(choose)
 
 

@@ -89,6 +89,7 @@ class LanguagePack:
     inflection_suffixes: tuple[str, ...]
     class_overrides: Mapping[str, str]
     calendar_words: frozenset[str]
+    require_finite_verb: bool = True
 
     @classmethod
     def load(cls, lang: str) -> "LanguagePack":
@@ -104,6 +105,7 @@ class LanguagePack:
             inflection_suffixes=tuple(sorted(set(data.get("inflection_suffixes", ())), key=len, reverse=True)),
             class_overrides=dict(data.get("class_overrides", {})),
             calendar_words=calendar_words(lang),
+            require_finite_verb=bool(data.get("require_finite_verb", True)),
         )
 
 
@@ -252,16 +254,26 @@ class Labeller:
         return mention
 
     def _is_derived(self, anchor: str, info: TargetInfo) -> bool:
-        """'Turkish' -> Turkey: the anchor is a single word not contained in any name of the entity."""
+        """'Turkish' -> Turkey: a single word not contained in any name of the entity.
+
+        An inflected name is not derived: a name followed by a case ending of the language
+        ("Berlinben", "NASA-nak") or a possessive ("Lincoln's") is the name itself.
+        """
         words = anchor.split()
         if len(words) != 1:
             return False
         word = words[0].lower()
-        for form in (info.title, *info.aliases):
-            if word in form.lower():
-                return False
+        names = [w.lower() for form in (info.title, *info.aliases) for w in _PARENTHETICAL.sub("", form).split()]
+        if any(word in form.lower() for form in (info.title, *info.aliases)):
+            return False
+        endings = self.pack.inflection_suffixes + ("'s", "’s", "'")
+        for name in names:
+            if word.startswith(name):
+                rest = word[len(name):].lstrip("-")
+                if rest in endings:
+                    return False
         # Only words that share a stem with the name are derived; a nickname is an alias.
-        return any(word[:4] == w.lower()[:4] for form in (info.title, *info.aliases) for w in form.split())
+        return any(word[:4] == name[:4] for name in names)
 
     def label_article(
         self,
@@ -457,7 +469,7 @@ class Labeller:
         if end_token not in _FINAL_PUNCTUATION and not end_token.endswith((".", "!", "?")):
             reasons.append("no_final_punctuation")
             counts["low_quality_no_final_punctuation"] += 1
-        if not self.processor.has_finite_verb(tokens, annotations):
+        if self.pack.require_finite_verb and not self.processor.has_finite_verb(tokens, annotations):
             reasons.append("no_finite_verb")
             counts["low_quality_no_finite_verb"] += 1
         return LabelledSentence(

@@ -18,6 +18,10 @@ COMMAND_MODULES = (
     "evaluate",
     "split",
     "gazetteers",
+    "export",
+    "show",
+    "report",
+    "download",
 )
 
 

@@ -60,6 +60,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
                      "Flink and Spark runner options.")
 
 
+def expand_entity_tables(paths: list[str]) -> tuple[str, ...]:
+    """--entities takes files or directories written by `wikisilver entities` (their part files)."""
+    files: list[str] = []
+    for path in paths:
+        folder = Path(path)
+        if folder.is_dir():
+            inner = folder / "entities" if (folder / "entities").is_dir() else folder
+            files.extend(str(p) for p in sorted(inner.iterdir()) if p.suffix in (".tsv", ".parquet"))
+        else:
+            files.append(path)
+    return tuple(files)
+
+
 def demo_inputs() -> tuple[str, str]:
     root = resources.files("wikisilver.demo")
     return str(root.joinpath("demowiki-pages-articles.xml.bz2")), str(root.joinpath("demowiki-types.nt"))
@@ -92,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         out = str(Path("output") / ("demo" if args.demo else f"{lang}wiki") / date)
     config = BuildConfig(
         dumps=tuple(dumps), lang=lang, out=out, types=tuple(types), ontology=args.ontology,
-        entities=tuple(args.entities), infobox_mappings=args.infobox_mappings, shards=args.shards,
+        entities=expand_entity_tables(args.entities), infobox_mappings=args.infobox_mappings, shards=args.shards,
         redirect_hops=args.redirect_hops, max_page_chars=args.max_page_chars, page_timeout=args.page_timeout,
         text_backend=args.text_backend, disabled_rules=tuple(args.disable_rule),
         drop_low_quality=args.drop_low_quality, overwrite=args.overwrite, strict=args.strict,

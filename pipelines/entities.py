@@ -1,0 +1,107 @@
+"""The ``wikisilver entities`` job: step 1 alone, the resolved entity table of a dump.
+
+Writes ``entities/part-*.tsv`` (title, dbpedia_class, conll, fine, source, aliases) so that
+later builds can reuse it with ``--entities DIR``, skipping the DBpedia inputs.
+"""
+
+from __future__ import annotations
+
+import shutil
+import uuid
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import apache_beam as beam
+from apache_beam.options.pipeline_options import PipelineOptions
+
+from wikisilver.formats import write_json_atomic
+from wikisilver.pipelines.build import BuildConfig, check_inputs, class_table, prepare_output
+from wikisilver.pipelines.transforms import ExtractArticles, ReadPages, TypeEntities
+
+
+class _WriteEntityPart(beam.DoFn):
+    def __init__(self, staging: str, shards: int) -> None:
+        self.staging = staging
+        self.shards = shards
+
+    def process(self, element) -> Iterator[dict]:
+        from wikisilver.sources import EntityRow, write_entity_table
+
+        shard, infos = element
+        rows = sorted(
+            (
+                EntityRow(
+                    title=info.title, dbpedia_class=info.entity.dbpedia_class or "", conll=info.entity.conll,
+                    fine=info.entity.fine, source=info.entity.source, aliases=tuple(info.aliases),
+                )
+                for info in infos
+            ),
+            key=lambda row: row.title,
+        )
+        write_entity_table(rows, str(Path(self.staging) / f"part-{shard:05d}-of-{self.shards:05d}.tsv"))
+        counts: dict[str, int] = {}
+        for row in rows:
+            counts[f"source.{row.source}"] = counts.get(f"source.{row.source}", 0) + 1
+            counts[f"tag.{row.conll}"] = counts.get(f"tag.{row.conll}", 0) + 1
+        yield counts
+
+
+def run_entities(config: BuildConfig) -> dict:
+    """Run the typing stage over the dump(s) and entity sources; returns counts by source and tag."""
+    check_inputs(config)
+    out = Path(config.out).resolve()
+    prepare_output(out, config.overwrite)
+    staging = out / f".staging-{uuid.uuid4().hex[:12]}"
+    staging.mkdir(parents=True)
+    ontology, table = class_table(config.ontology)
+    shards = config.shards
+    try:
+        with beam.Pipeline(options=PipelineOptions(list(config.beam_args))) as pipeline:
+            pages, _ = pipeline | "ReadPages" >> ReadPages(config.dumps)
+            parsed = pages | "ExtractArticles" >> ExtractArticles(
+                config.lang, config.max_page_chars, config.page_timeout, config.infobox_mappings
+            )
+            infos = parsed | "TypeEntities" >> TypeEntities(
+                config.lang, ontology, table, types_files=config.types, entity_tables=config.entities
+            )
+            (
+                infos
+                | "Typed" >> beam.Filter(lambda kv: kv[1].entity is not None)
+                | "KeyByShard" >> beam.Map(lambda kv: (zlib.crc32(kv[0].encode()) % shards, kv[1]))
+                | "Group" >> beam.GroupByKey()
+                | "Write" >> beam.ParDo(_WriteEntityPart(str(staging), shards))
+                | "Sum" >> beam.CombineGlobally(_sum_counts)
+                | "WriteCounts" >> beam.Map(lambda c: write_json_atomic(staging / "counts.json", c))
+            )
+        import json
+
+        counts = json.loads((staging / "counts.json").read_text()) if (staging / "counts.json").exists() else {}
+        target = out / "entities"
+        if target.exists():
+            shutil.rmtree(target)
+        (staging / "counts.json").unlink(missing_ok=True)
+        for shard in range(shards):
+            part = staging / f"part-{shard:05d}-of-{shards:05d}.tsv"
+            if not part.exists():
+                from wikisilver.sources import write_entity_table
+
+                write_entity_table([], str(part))
+        staging.rename(target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    summary = {
+        "titles_by_source": {k[7:]: v for k, v in sorted(counts.items()) if k.startswith("source.")},
+        "titles_by_tag": {k[4:]: v for k, v in sorted(counts.items()) if k.startswith("tag.")},
+    }
+    write_json_atomic(out / "manifest.json", {"tool": "wikisilver entities", "config": {
+        k: list(v) if isinstance(v, tuple) else v for k, v in config.__dict__.items()}, **summary})
+    return summary
+
+
+def _sum_counts(dicts) -> dict:
+    total: dict[str, int] = {}
+    for counts in dicts:
+        for key, value in counts.items():
+            total[key] = total.get(key, 0) + value
+    return total

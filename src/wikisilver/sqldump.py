@@ -1,0 +1,387 @@
+"""Step 1 inputs: MediaWiki SQL table dumps (``page``, ``redirect``, ``langlinks``, ``page_props``).
+
+Wikimedia publishes these tables as ``mysqldump`` output: a ``CREATE TABLE`` statement, then
+``INSERT INTO `t` VALUES (…),(…);`` lines that can be hundreds of MB each, plain (old dumps) or
+gzip-compressed (current dumps). The readers here stream them tuple by tuple: a line is scanned
+with an anchored regex per value, never split or copied as a whole, so memory stays flat.
+
+Columns are looked up by *name* from the ``CREATE TABLE`` statement, because the ``page``
+schema changed (2016 dumps carry ``page_counter`` and ``page_restrictions``; current ones drop
+them and add ``page_lang``); unknown columns are ignored.
+
+Bad input is counted, not fatal: a tuple that does not parse is skipped (the scan resumes at
+the next tuple), a warning names file and line, and :class:`SqlReadStats` keeps the counts for
+the run's stats. A file that is not a SQL dump at all raises :class:`InputError`.
+
+:func:`join_redirects` resolves redirects in memory, for tests and small wikis only; the Beam
+pipeline joins ``page`` and ``redirect`` rows by page id (``CoGroupByKey``) instead.
+"""
+
+from __future__ import annotations
+
+import gzip
+import logging
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import IO
+
+from wikisilver.errors import InputError
+from wikisilver.titles import normalize_title
+
+log = logging.getLogger(__name__)
+
+# Warnings per file are capped: a corrupt 2 GB dump must not flood the log.
+MAX_WARNINGS = 20
+
+# One value followed by its separator, matched at an exact position (never searched), so a
+# value that does not parse is detected rather than silently skipped. The string branch is the
+# unrolled form of ('[^'\\]|\\.)*, which the regex engine runs without backtracking.
+_VALUE = re.compile(
+    rb"""\s*(?:'([^'\\]*(?:\\.[^'\\]*)*)'|(NULL)|([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?))\s*([,)])""",
+    re.DOTALL,
+)
+_ESCAPE = re.compile(rb"\\(.)", re.DOTALL)
+_UNESCAPE = {
+    b"0": b"\x00", b"n": b"\n", b"r": b"\r", b"t": b"\t", b"b": b"\b", b"Z": b"\x1a",
+}
+_INSERT = re.compile(rb"INSERT INTO `?([^`\s]+)`? (?:\([^)]*\) )?VALUES\s*")
+_CREATE = re.compile(rb"CREATE TABLE `?([^`\s]+)`? \(")
+_COLUMN = re.compile(rb"\s*`([^`]+)`\s+\w")
+# A tuple boundary, to resume after a malformed tuple; may in theory hit inside a string,
+# in which case the following tuple is counted as malformed too.
+_RESYNC = re.compile(rb"\),\(")
+
+
+@dataclass
+class SqlReadStats:
+    """Counts of one or more SQL dump reads (mutable: the readers add to it as they go)."""
+
+    lines: int = 0
+    insert_lines: int = 0
+    rows: int = 0
+    malformed_tuples: int = 0
+    malformed_lines: int = 0
+    decode_errors: int = 0
+    skipped_rows: int = 0  # well-formed rows a typed reader dropped (wrong arity, bad id)
+    warnings: int = field(default=0, repr=False)
+
+
+@dataclass(frozen=True)
+class PageRow:
+    """One row of the ``page`` table."""
+
+    page_id: int
+    namespace: int
+    title: str  # normalized (spaces, first letter upper)
+    is_redirect: bool
+
+
+@dataclass(frozen=True)
+class RedirectRow:
+    """One row of the ``redirect`` table: page ``from_page_id`` redirects to ``target_title``."""
+
+    from_page_id: int
+    namespace: int  # namespace of the target
+    target_title: str  # normalized
+    interwiki: str  # "" for a local target
+    fragment: str  # section anchor, "" if none
+
+
+@dataclass(frozen=True)
+class LanglinkRow:
+    """One row of ``langlinks``: page ``from_page_id`` is ``title`` in Wikipedia ``lang``."""
+
+    from_page_id: int
+    lang: str
+    title: str  # normalized
+
+
+@dataclass(frozen=True)
+class PagePropRow:
+    """One row of ``page_props`` (``name == "disambiguation"`` marks a disambiguation page)."""
+
+    page_id: int
+    name: str
+    value: str | None
+
+
+def _open_binary(path: str) -> IO[bytes]:
+    try:
+        handle = open(path, "rb")
+    except OSError as err:
+        raise InputError(path, f"cannot open SQL dump: {err.strerror or err}") from None
+    magic = handle.peek(2)[:2] if hasattr(handle, "peek") else b""
+    if magic == b"\x1f\x8b":
+        return gzip.GzipFile(fileobj=handle, mode="rb")  # type: ignore[return-value]
+    return handle
+
+
+def _lines(path: str) -> Iterator[bytes]:
+    """Lines of a plain or gzip SQL dump; a broken gzip stream ends in one clear InputError."""
+    handle = _open_binary(path)
+    with handle:
+        count = 0
+        try:
+            for line in handle:
+                count += 1
+                yield line
+        except (OSError, EOFError) as err:
+            raise InputError(path, f"unreadable or truncated compressed data ({err})", f"line {count + 1}") from None
+
+
+class _Reader:
+    """Scans one dump file; holds the per-file warning budget."""
+
+    def __init__(self, path: str, stats: SqlReadStats | None) -> None:
+        self.path = path
+        self.stats = stats if stats is not None else SqlReadStats()
+        self.warned = 0
+
+    def warn(self, line_number: int, message: str) -> None:
+        self.stats.warnings += 1
+        self.warned += 1
+        if self.warned <= MAX_WARNINGS:
+            log.warning("%s:%d: %s", self.path, line_number, message)
+        elif self.warned == MAX_WARNINGS + 1:
+            log.warning("%s: more problems, further warnings suppressed", self.path)
+
+    def decode(self, raw: bytes, line_number: int) -> str:
+        if b"\\" in raw:
+            raw = _ESCAPE.sub(lambda m: _UNESCAPE.get(m.group(1), m.group(1)), raw)
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError as err:
+            self.stats.decode_errors += 1
+            self.warn(line_number, f"invalid UTF-8 in a value ({err.reason} at byte {err.start}); replaced")
+            return raw.decode("utf-8", errors="replace")
+
+    def tuples(
+        self, line: bytes, pos: int, line_number: int, keep: frozenset[int] | None = None
+    ) -> Iterator[tuple]:
+        """The value tuples of one INSERT line, from ``pos`` (just after VALUES).
+
+        Values at positions outside ``keep`` are checked but not converted (they come back as
+        None): decoding the columns nobody reads is a third of the scan time.
+        """
+        stats = self.stats
+        match_value = _VALUE.match
+        end = len(line)
+        while pos < end:
+            if line[pos : pos + 1] != b"(":
+                tail = line[pos:].strip()
+                if tail not in (b";", b""):
+                    stats.malformed_lines += 1
+                    self.warn(line_number, f"unexpected text after the last tuple at column {pos + 1}")
+                return
+            pos += 1
+            values: list = []
+            while True:
+                m = match_value(line, pos)
+                if m is None:
+                    break
+                raw, null, number, sep = m.groups()
+                if keep is not None and len(values) not in keep:
+                    values.append(None)
+                elif raw is not None:
+                    values.append(self.decode(raw, line_number))
+                elif null is not None:
+                    values.append(None)
+                elif b"." in number or b"e" in number or b"E" in number:
+                    values.append(float(number))
+                else:
+                    values.append(int(number))
+                pos = m.end()
+                if sep == b")":
+                    break
+            if m is None:
+                stats.malformed_tuples += 1
+                self.warn(line_number, f"malformed value tuple at column {pos + 1}; skipped")
+                resync = _RESYNC.search(line, pos)
+                if resync is None:
+                    return
+                pos = resync.start() + 2
+                continue
+            stats.rows += 1
+            yield tuple(values)
+            if line[pos : pos + 1] == b",":
+                pos += 1
+
+
+def _scan(
+    path: str, stats: SqlReadStats | None, wanted: tuple[str, ...] | None = None
+) -> Iterator[tuple[str, list[str] | None, tuple]]:
+    """(table, columns, row) for every row of a dump; InputError if the file is no SQL dump.
+
+    With ``wanted`` column names, only those columns are converted (others read as None).
+    """
+    reader = _Reader(path, stats)
+    stats = reader.stats
+    columns: dict[str, list[str]] = {}
+    creating: tuple[str, list[str]] | None = None
+    seen_sql = False
+    for number, line in enumerate(_lines(path), 1):
+        stats.lines += 1
+        if creating is not None:
+            if line.startswith(b")"):
+                columns[creating[0]] = creating[1]
+                creating = None
+                continue
+            col = _COLUMN.match(line)
+            if col:
+                creating[1].append(col.group(1).decode("utf-8", "replace"))
+            continue
+        if line.startswith(b"INSERT INTO"):
+            seen_sql = True
+            stats.insert_lines += 1
+            m = _INSERT.match(line)
+            if m is None:
+                stats.malformed_lines += 1
+                reader.warn(number, "INSERT statement without VALUES; line skipped")
+                continue
+            table = m.group(1).decode("utf-8", "replace")
+            keep = None
+            if wanted is not None and table in columns:
+                keep = frozenset(i for i, name in enumerate(columns[table]) if name in wanted)
+            for row in reader.tuples(line.rstrip(b"\r\n"), m.end(), number, keep):
+                yield table, columns.get(table), row
+            continue
+        if line.startswith(b"CREATE TABLE"):
+            seen_sql = True
+            m = _CREATE.match(line)
+            if m:
+                creating = (m.group(1).decode("utf-8", "replace"), [])
+            continue
+        if not seen_sql and number <= 200:
+            stripped = line.strip()
+            if stripped and not (
+                stripped.startswith((b"--", b"/*", b"DROP", b"SET", b"LOCK", b"UNLOCK", b"USE", b"#"))
+            ):
+                raise InputError(path, "not a MySQL table dump (expected CREATE TABLE/INSERT INTO)", f"line {number}")
+    if not seen_sql:
+        raise InputError(path, "not a MySQL table dump: no CREATE TABLE or INSERT INTO statement")
+
+
+def iter_rows(path: str, stats: SqlReadStats | None = None) -> Iterator[tuple]:
+    """Every value tuple of every INSERT in a dump, as Python values (str, int, float, None)."""
+    for _table, _columns, row in _scan(path, stats):
+        yield row
+
+
+def table_columns(path: str) -> list[str]:
+    """Column names of the (first) table in a dump, from its CREATE TABLE statement."""
+    creating: list[str] | None = None
+    for line in _lines(path):
+        if creating is not None:
+            if line.startswith(b")"):
+                return creating
+            col = _COLUMN.match(line)
+            if col:
+                creating.append(col.group(1).decode("utf-8", "replace"))
+        elif line.startswith(b"CREATE TABLE"):
+            creating = []
+        elif line.startswith(b"INSERT INTO"):
+            break
+    raise InputError(path, "no CREATE TABLE statement: cannot tell the columns")
+
+
+def _named_rows(
+    path: str, table: str, wanted: tuple[str, ...], stats: SqlReadStats | None
+) -> Iterator[tuple]:
+    """Rows of ``table`` projected onto the ``wanted`` columns (by name, any schema version)."""
+    stats = stats if stats is not None else SqlReadStats()
+    indexes: list[int] | None = None
+    width = 0
+    others: set[str] = set()
+    for name, columns, row in _scan(path, stats, wanted):
+        if name != table:
+            others.add(name)
+            continue
+        if indexes is None:
+            if columns is None:
+                raise InputError(path, f"INSERT INTO `{table}` before its CREATE TABLE: cannot tell the columns")
+            missing = [c for c in wanted if c not in columns]
+            if missing:
+                raise InputError(path, f"table `{table}` lacks column(s) {', '.join(missing)}")
+            indexes = [columns.index(c) for c in wanted]
+            width = len(columns)
+        if len(row) != width:
+            stats.skipped_rows += 1
+            continue
+        yield tuple(row[i] for i in indexes)
+    if indexes is None and others:
+        found = ", ".join(f"`{name}`" for name in sorted(others))
+        raise InputError(path, f"a dump of table {found}, not `{table}`")
+
+
+def _as_text(value: object) -> str:
+    return "" if value is None else str(value)
+
+
+def iter_page_table(path: str, stats: SqlReadStats | None = None) -> Iterator[PageRow]:
+    """Rows of a ``page`` table dump (2016 or current schema), titles normalized."""
+    stats = stats if stats is not None else SqlReadStats()
+    for page_id, ns, title, redirect in _named_rows(
+        path, "page", ("page_id", "page_namespace", "page_title", "page_is_redirect"), stats
+    ):
+        if not isinstance(page_id, int) or not isinstance(ns, int):
+            stats.skipped_rows += 1
+            continue
+        yield PageRow(page_id, ns, normalize_title(_as_text(title)), bool(redirect))
+
+
+def iter_redirect_table(path: str, stats: SqlReadStats | None = None) -> Iterator[RedirectRow]:
+    """Rows of a ``redirect`` table dump, target titles normalized."""
+    stats = stats if stats is not None else SqlReadStats()
+    for from_id, ns, title, interwiki, fragment in _named_rows(
+        path, "redirect", ("rd_from", "rd_namespace", "rd_title", "rd_interwiki", "rd_fragment"), stats
+    ):
+        if not isinstance(from_id, int) or not isinstance(ns, int):
+            stats.skipped_rows += 1
+            continue
+        yield RedirectRow(from_id, ns, normalize_title(_as_text(title)), _as_text(interwiki), _as_text(fragment))
+
+
+def iter_langlinks(path: str, stats: SqlReadStats | None = None) -> Iterator[LanglinkRow]:
+    """Rows of a ``langlinks`` table dump (empty targets, which MediaWiki allows, are skipped)."""
+    stats = stats if stats is not None else SqlReadStats()
+    for from_id, lang, title in _named_rows(path, "langlinks", ("ll_from", "ll_lang", "ll_title"), stats):
+        if not isinstance(from_id, int) or not title:
+            stats.skipped_rows += 1
+            continue
+        yield LanglinkRow(from_id, _as_text(lang), normalize_title(_as_text(title)))
+
+
+def iter_page_props(path: str, stats: SqlReadStats | None = None) -> Iterator[PagePropRow]:
+    """Rows of a ``page_props`` table dump."""
+    stats = stats if stats is not None else SqlReadStats()
+    for page_id, name, value in _named_rows(path, "page_props", ("pp_page", "pp_propname", "pp_value"), stats):
+        if not isinstance(page_id, int):
+            stats.skipped_rows += 1
+            continue
+        yield PagePropRow(page_id, _as_text(name), None if value is None else str(value))
+
+
+def disambiguation_page_ids(path: str, stats: SqlReadStats | None = None) -> Iterator[int]:
+    """Ids of pages marked as disambiguation pages (``pp_propname = 'disambiguation'``)."""
+    for row in iter_page_props(path, stats):
+        if row.name == "disambiguation":
+            yield row.page_id
+
+
+def join_redirects(
+    page_rows: Iterable[PageRow], redirect_rows: Iterable[RedirectRow]
+) -> Iterator[tuple[str, str]]:
+    """(redirect title, target title) for article-namespace redirects, joined in memory.
+
+    Holds the ns-0 page ids in a dict, so this is for tests and small wikis; the pipeline joins
+    the two tables by page id with ``CoGroupByKey``. Interwiki targets and redirects whose
+    target lies outside namespace 0 are dropped; chains are not followed here.
+    """
+    titles = {row.page_id: row.title for row in page_rows if row.namespace == 0}
+    for row in redirect_rows:
+        if row.namespace != 0 or row.interwiki:
+            continue
+        source = titles.get(row.from_page_id)
+        if source is not None and row.target_title and source != row.target_title:
+            yield source, row.target_title

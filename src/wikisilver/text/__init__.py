@@ -1,0 +1,83 @@
+"""Step 2 of the method, linguistic layer: split sentences, tokenize, add lemma and POS.
+
+``get_processor(lang, backend)`` returns the :class:`TextProcessor` the labeller uses: built-in
+English (Punkt + rule tagger) and Hungarian (rule tokenizer + NerKor-trained tagger) processors,
+a language-independent default for every other language, or an installed spaCy pipeline
+(``backend="spacy:en_core_web_sm"``). Everything built-in runs offline from ``mappings/``.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from collections.abc import Sequence
+
+from wikisilver.errors import InputError
+from wikisilver.text.base import TextProcessor
+from wikisilver.text.punkt import train_punkt
+
+__all__ = ["TextProcessor", "SpacyProcessor", "get_processor", "train_punkt"]
+
+
+@functools.lru_cache(maxsize=None)
+def get_processor(lang: str, backend: str = "builtin") -> TextProcessor:
+    """The processor for ``lang`` (cached per (lang, backend))."""
+    if backend == "builtin":
+        if lang == "en":
+            from wikisilver.text.english import EnglishProcessor
+
+            return EnglishProcessor()
+        if lang == "hu":
+            from wikisilver.text.hungarian import HungarianProcessor
+
+            return HungarianProcessor()
+        return TextProcessor(lang)
+    if backend.startswith("spacy:") and len(backend) > len("spacy:"):
+        return SpacyProcessor(lang, backend.split(":", 1)[1])
+    raise InputError(None, f"unknown text backend {backend!r} (use 'builtin' or 'spacy:<pipeline name>')")
+
+
+class SpacyProcessor(TextProcessor):
+    """Sentences, tokens, lemma and POS from an installed spaCy pipeline (imported lazily)."""
+
+    def __init__(self, lang: str, model: str) -> None:
+        super().__init__(lang)
+        try:
+            spacy = importlib.import_module("spacy")
+        except ImportError:
+            raise InputError(None, f"text backend spacy:{model} needs spaCy: pip install spacy") from None
+        try:
+            self._nlp = spacy.load(model)
+        except OSError:
+            raise InputError(
+                None, f"spaCy pipeline {model!r} is not installed: python -m spacy download {model}"
+            ) from None
+
+    def split_sentences(self, text: str) -> list[tuple[int, int]]:
+        spans = []
+        for start, end in super().split_sentences(text):  # lines first: never cross a line break
+            doc = self._nlp(text[start:end])
+            for sent in doc.sents:
+                s, e = start + sent.start_char, start + sent.end_char
+                while e > s and text[e - 1].isspace():
+                    e -= 1
+                if s < e:
+                    spans.append((s, e))
+        return spans
+
+    def tokenize(self, text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+        if end is None:
+            end = len(text)
+        doc = self._nlp.make_doc(text[start:end])
+        return [(start + t.idx, start + t.idx + len(t.text)) for t in doc if not t.is_space]
+
+    def annotate(self, tokens: Sequence[str]) -> list[tuple[str, str]]:
+        from spacy.tokens import Doc
+
+        doc = Doc(self._nlp.vocab, words=list(tokens))
+        for _, component in self._nlp.pipeline:
+            doc = component(doc)
+        return [(t.lemma_ or t.text.lower(), t.pos_ or "X") for t in doc]
+
+    def has_finite_verb(self, tokens: Sequence[str], annotations: Sequence[tuple[str, str]]) -> bool:
+        return any(pos in ("VERB", "AUX") for _, pos in annotations)

@@ -1,0 +1,133 @@
+"""Step 2 (linguistic layer), language-independent defaults: sentences, tokens, lemma and POS.
+
+The labelling rules of steps 3–4 need, per sentence, character spans of tokens, a POS tag good
+enough to tell a proper noun from a sentence-initial common word, and whether the sentence has a
+finite verb (fragments are flagged low quality). :class:`TextProcessor` gives crude but
+language-independent answers; the English and Hungarian subclasses refine them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+# Sentence end: terminal punctuation, optional closing quotes/brackets, then whitespace and the
+# first visible character of the next sentence (after optional opening quotes/brackets).
+_BOUNDARY = re.compile(r"([.!?…]+)[\"'”’»)\]]*(?=\s+[\"'“„«‘(\[¿¡]*(\w))")
+_GENERIC_TOKEN = re.compile(r"\d+(?:[.,:/]\d+)+|\w+(?:[-‐'’]\w+)*|\.{2,}|-{2,}|[^\w\s]")
+_LINE = re.compile(r"[^\n]+")
+_PUNCT = re.compile(r"^[^\w\s]+$")
+_OPENERS = frozenset("\"'“„«‘([¿¡")
+FINITE_POS = frozenset({"VERB", "AUX"})
+
+
+class TextProcessor:
+    """Language-independent processor; subclasses override the hooks marked below."""
+
+    lang: str = "xx"
+    #: abbreviations (exact, with their period) after which a sentence never ends
+    abbreviations: frozenset[str] = frozenset()
+    #: whether a sentence may start with a digit (a period before a number then ends a sentence)
+    digit_starts_sentence: bool = True
+
+    def __init__(self, lang: str = "xx") -> None:
+        self.lang = lang
+
+    # -- sentences --------------------------------------------------------------------------
+
+    def split_sentences(self, text: str) -> list[tuple[int, int]]:
+        """[start, end) spans of the sentences of ``text``, stripped of surrounding whitespace.
+
+        Every line is split on its own: paragraphs ("\\n\\n") and list items (one per line)
+        always end a sentence, and no sentence crosses a line break.
+        """
+        spans: list[tuple[int, int]] = []
+        for line in _LINE.finditer(text):
+            start, end = line.span()
+            while start < end and text[start].isspace():
+                start += 1
+            while end > start and text[end - 1].isspace():
+                end -= 1
+            if start < end:
+                spans.extend(self._split_block(text, start, end))
+        return spans
+
+    def _split_block(self, text: str, start: int, end: int) -> list[tuple[int, int]]:
+        """Sentences of one line (hook: the English processor uses Punkt here)."""
+        spans = []
+        current = start
+        for match in _BOUNDARY.finditer(text, start, end):
+            following = match.group(2)
+            if not (following.isupper() or (following.isdigit() and self.digit_starts_sentence)):
+                continue
+            if match.group(1) == "." and self._period_is_not_final(text, current, match.start(1), following):
+                continue
+            spans.append((current, match.end()))
+            current = match.end()
+            while current < end and text[current].isspace():
+                current += 1
+        if current < end:
+            spans.append((current, end))
+        return spans
+
+    def _period_is_not_final(self, text: str, line_start: int, dot: int, following: str) -> bool:
+        """Whether the period at ``dot`` belongs to the word before it (abbreviation, initial)."""
+        word_start = max(text.rfind(" ", line_start, dot), text.rfind("\t", line_start, dot), line_start - 1) + 1
+        word = text[word_start : dot + 1]
+        while word and word[0] in _OPENERS:
+            word = word[1:]
+        if word in self.abbreviations:
+            return True
+        # a single capital letter and a period is an initial ("J. Smith")
+        return len(word) == 2 and word[0].isupper()
+
+    # -- tokens -----------------------------------------------------------------------------
+
+    _token_pattern: re.Pattern = _GENERIC_TOKEN
+
+    def tokenize(self, text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+        """Absolute [start, end) spans of the tokens in ``text[start:end]``."""
+        if end is None:
+            end = len(text)
+        return [m.span() for m in self._token_pattern.finditer(text, start, end)]
+
+    # -- lemma and POS ----------------------------------------------------------------------
+
+    def annotate(self, tokens: Sequence[str]) -> list[tuple[str, str]]:
+        """(lemma, UPOS) per token: digits NUM, punctuation PUNCT, capitalized non-initial PROPN."""
+        out = []
+        for i, token in enumerate(tokens):
+            if token[0].isdigit():
+                out.append((token, "NUM"))
+            elif _PUNCT.match(token):
+                out.append((token, "PUNCT"))
+            elif token[0].isupper() and not _sentence_initial(tokens, i):
+                out.append((token, "PROPN"))
+            else:
+                out.append((token.lower(), "X"))
+        return out
+
+    def is_finite_verb(self, token: str, pos: str, lemma: str) -> bool:
+        """Whether a token, out of context, is a finite verb (default: any VERB/AUX)."""
+        return pos in FINITE_POS
+
+    def has_finite_verb(self, tokens: Sequence[str], annotations: Sequence[tuple[str, str]]) -> bool:
+        """Whether the sentence has a finite verb. Without a tagger (all POS "X") nothing is known,
+        so the default says True rather than flag every sentence of an unsupported language."""
+        if all(pos in ("X", "PROPN", "NUM", "PUNCT") for _, pos in annotations):
+            return True
+        return any(self.is_finite_verb(t, pos, lemma) for t, (lemma, pos) in zip(tokens, annotations))
+
+    def is_proper_noun_candidate(self, token: str, pos: str, sentence_initial: bool) -> bool:
+        """Capitalized and either tagged PROPN or not sentence-initial."""
+        if not token[:1].isupper():
+            return False
+        return pos == "PROPN" or not sentence_initial
+
+
+def _sentence_initial(tokens: Sequence[str], i: int) -> bool:
+    """First token, or only opening quotes/brackets before it."""
+    for j in range(i):
+        if tokens[j] not in _OPENERS and tokens[j] not in ("“", "‘", "\"", "'", "(", "["):
+            return False
+    return True
