@@ -31,7 +31,7 @@ from apache_beam.options.pipeline_options import PipelineOptions
 
 from wikisilver import __version__
 from wikisilver import dump as dumplib
-from wikisilver.errors import InputError
+from wikisilver.errors import InputError, WikisilverError
 from wikisilver.formats import write_json_atomic
 from wikisilver.labels import RULES, LabelConfig, rules_fired
 from wikisilver.pipelines.transforms import (
@@ -39,7 +39,10 @@ from wikisilver.pipelines.transforms import (
     ExtractArticles,
     LabelSentences,
     ReadPages,
-    ResolveTargets,
+    AttachTargetInfo,
+    ResolveRedirects,
+    SparqlTypes,
+    SqlTables,
     TypeEntities,
     WriteCorpus,
     WriteRejects,
@@ -61,6 +64,15 @@ class BuildConfig:
     ontology: str | None = None
     entities: tuple[str, ...] = ()
     infobox_mappings: str | None = None
+    sparql: str | None = None
+    types_lang: str | None = None  # language of the --types titles; default: --lang
+    page_sql: tuple[str, ...] = ()
+    redirect_sql: tuple[str, ...] = ()
+    page_props_sql: tuple[str, ...] = ()
+    langlinks_sql: tuple[str, ...] = ()
+    sparql_batch_size: int = 200
+    sparql_timeout: float = 30.0
+    sparql_retries: int = 4
     shards: int = 4
     redirect_hops: int = 3
     max_page_chars: int = 2_000_000
@@ -75,18 +87,39 @@ class BuildConfig:
 
 def check_inputs(config: BuildConfig) -> None:
     """Fail early with one clear line for a missing file or a bad option."""
-    for path in (*config.dumps, *config.types, *config.entities, *(p for p in [config.ontology] if p)):
+    sql = (*config.page_sql, *config.redirect_sql, *config.page_props_sql, *config.langlinks_sql)
+    for path in (*config.dumps, *config.types, *config.entities, *sql, *(p for p in [config.ontology] if p)):
         if not os.path.isfile(path):
             raise InputError(path, "no such file")
     if config.infobox_mappings and not os.path.isdir(config.infobox_mappings):
         raise InputError(config.infobox_mappings, "not a directory of DBpedia mapping files")
-    if not (config.types or config.entities or config.infobox_mappings):
-        raise InputError(None, "no entity source: give --types, --entities or --infobox-mappings")
+    if not (config.types or config.entities or config.infobox_mappings or config.sparql):
+        raise InputError(None, "no entity source: give --types, --entities, --infobox-mappings or --sparql")
+    if config.sparql:
+        from wikisilver.sparql import check_endpoint
+
+        check_endpoint(sparql_config(config))
     unknown = sorted(set(config.disabled_rules) - set(RULES))
     if unknown:
         raise InputError(None, f"unknown rule(s) {', '.join(unknown)}; known: {', '.join(RULES)}")
+    if types_lang(config) != config.lang and not config.langlinks_sql:
+        raise InputError(None, f"--types-lang {types_lang(config)} differs from --lang {config.lang}: "
+                               "give --langlinks-sql to carry the types across languages")
     if config.shards < 1:
         raise InputError(None, "--shards must be at least 1")
+
+
+def types_lang(config: BuildConfig) -> str:
+    return config.types_lang or config.lang
+
+
+def sparql_config(config: BuildConfig):
+    from wikisilver.sparql import SparqlConfig
+
+    return SparqlConfig(
+        endpoint=config.sparql, batch_size=config.sparql_batch_size, timeout=config.sparql_timeout,
+        retries=config.sparql_retries,
+    )
 
 
 def prepare_output(out: Path, overwrite: bool) -> None:
@@ -116,12 +149,31 @@ def build_pipeline(pipeline: beam.Pipeline, config: BuildConfig, staging: str) -
     parsed = pages | "ExtractArticles" >> ExtractArticles(
         config.lang, config.max_page_chars, config.page_timeout, config.infobox_mappings
     )
-    infos = parsed | "TypeEntities" >> TypeEntities(
-        config.lang, ontology, table, types_files=config.types, entity_tables=config.entities
+    evidence = dict(parsed)
+    redirects = parsed["redirects"]
+    if config.redirect_sql or config.page_props_sql or config.langlinks_sql:
+        sql = parsed["page_titles"] | "SqlTables" >> SqlTables(
+            config.page_sql, config.redirect_sql, config.page_props_sql, config.langlinks_sql, types_lang(config)
+        )
+        if "redirect" in sql:
+            evidence["extra_redirects"] = sql["redirect"]
+            redirects = (
+                (parsed["redirects"], sql["redirect"]) | "AllRedirects" >> beam.Flatten() | "UniqueRedirects" >> beam.Distinct()
+            )
+        if "page_props" in sql:
+            evidence["extra_flags"] = sql["page_props"]
+        if "langlinks" in sql:
+            evidence["langlinks"] = sql["langlinks"]
+    requests = {"articles": parsed["articles"], "redirects": redirects} | (
+        "ResolveRedirects" >> ResolveRedirects(config.redirect_hops)
     )
-    targets = {"articles": parsed["articles"], "redirects": parsed["redirects"], "infos": infos} | (
-        "ResolveTargets" >> ResolveTargets(config.redirect_hops)
+    if config.sparql:
+        evidence["sparql"] = requests | "SparqlTypes" >> SparqlTypes(sparql_config(config))
+    infos = evidence | "TypeEntities" >> TypeEntities(
+        config.lang, ontology, table, types_files=config.types, entity_tables=config.entities,
+        types_direct=types_lang(config) == config.lang,
     )
+    targets = {"requests": requests, "infos": infos} | "AttachTargetInfo" >> AttachTargetInfo()
     label_config = LabelConfig(
         disabled_rules=frozenset(config.disabled_rules), keep_low_quality=not config.drop_low_quality
     )
@@ -214,6 +266,55 @@ def finalize(staging: Path, out: Path, config: BuildConfig) -> dict:
     return stats
 
 
+class PipelineFailed(WikisilverError):
+    """The Beam job failed: the one line that says why (the worker traceback is in the log)."""
+
+
+def run_pipeline(options: PipelineOptions, construct) -> None:
+    """Construct and run a pipeline; a failure becomes one line naming the cause.
+
+    Runners wrap a worker's exception in their own (with its traceback as text); the message of the
+    innermost error is what the user needs, so that is what is raised.
+    """
+    options = local_runner_without_downloads(options)
+    try:
+        with beam.Pipeline(options=options) as pipeline:
+            construct(pipeline)
+    except WikisilverError:
+        raise
+    except Exception as error:  # noqa: BLE001 - every runner failure ends here, reported in one line
+        log.debug("pipeline failed", exc_info=True)
+        raise PipelineFailed(f"the pipeline failed: {_root_cause(error)}") from None
+
+
+def local_runner_without_downloads(options: PipelineOptions) -> PipelineOptions:
+    """Run the DirectRunner as its FnApiRunner engine.
+
+    Beam's DirectRunner first tries the Prism runner, which downloads a binary from GitHub at run
+    time (and, offline, fails and falls back to the FnApiRunner after a delay). wikisilver never
+    downloads at run time, so the default and ``--runner DirectRunner`` go straight to the
+    FnApiRunner, which honours ``--direct_running_mode`` and ``--direct_num_workers``. Every other
+    runner (Dataflow, Flink, Spark, Portable, Prism if asked for by name) is used as given.
+    """
+    from apache_beam.options.pipeline_options import StandardOptions
+
+    standard = options.view_as(StandardOptions)
+    if standard.runner in (None, "DirectRunner", "SwitchingDirectRunner"):
+        standard.runner = "FnApiRunner"
+    return options
+
+
+def _root_cause(error: BaseException) -> str:
+    text = str(error).strip()
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    for line in reversed(lines):
+        if "Error:" in line or "Exception:" in line:
+            return line[:500]
+    while error.__cause__ is not None or error.__context__ is not None:
+        error = error.__cause__ or error.__context__
+    return f"{type(error).__name__}: {str(error).strip().splitlines()[-1] if str(error).strip() else ''}"[:500]
+
+
 def run_build(config: BuildConfig) -> dict:
     """Run the build job; returns stats. Raises InputError for bad input before any work."""
     check_inputs(config)
@@ -228,8 +329,7 @@ def run_build(config: BuildConfig) -> dict:
         (staging / name).mkdir(parents=True)
     options = PipelineOptions(list(config.beam_args))
     try:
-        with beam.Pipeline(options=options) as pipeline:
-            build_pipeline(pipeline, config, str(staging))
+        run_pipeline(options, lambda pipeline: build_pipeline(pipeline, config, str(staging)))
         stats = finalize(staging, out, config)
     finally:
         shutil.rmtree(staging, ignore_errors=True)

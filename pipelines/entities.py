@@ -16,8 +16,15 @@ import apache_beam as beam
 from apache_beam.options.pipeline_options import PipelineOptions
 
 from wikisilver.formats import write_json_atomic
-from wikisilver.pipelines.build import BuildConfig, check_inputs, class_table, prepare_output
-from wikisilver.pipelines.transforms import ExtractArticles, ReadPages, TypeEntities
+from wikisilver.pipelines.build import (
+    BuildConfig,
+    check_inputs,
+    class_table,
+    prepare_output,
+    run_pipeline,
+    sparql_config,
+)
+from wikisilver.pipelines.transforms import ExtractArticles, ReadPages, SparqlTypes, TypeEntities
 
 
 class _WriteEntityPart(beam.DoFn):
@@ -57,12 +64,16 @@ def run_entities(config: BuildConfig) -> dict:
     ontology, table = class_table(config.ontology)
     shards = config.shards
     try:
-        with beam.Pipeline(options=PipelineOptions(list(config.beam_args))) as pipeline:
+        def construct(pipeline: beam.Pipeline) -> None:
             pages, _ = pipeline | "ReadPages" >> ReadPages(config.dumps)
             parsed = pages | "ExtractArticles" >> ExtractArticles(
                 config.lang, config.max_page_chars, config.page_timeout, config.infobox_mappings
             )
-            infos = parsed | "TypeEntities" >> TypeEntities(
+            evidence = dict(parsed)
+            if config.sparql:
+                # The entity table types the dump's own titles (a build asks for its link targets).
+                evidence["sparql"] = parsed["flags"] | "SparqlTypes" >> SparqlTypes(sparql_config(config))
+            infos = evidence | "TypeEntities" >> TypeEntities(
                 config.lang, ontology, table, types_files=config.types, entity_tables=config.entities
             )
             (
@@ -74,6 +85,8 @@ def run_entities(config: BuildConfig) -> dict:
                 | "Sum" >> beam.CombineGlobally(_sum_counts)
                 | "WriteCounts" >> beam.Map(lambda c: write_json_atomic(staging / "counts.json", c))
             )
+
+        run_pipeline(PipelineOptions(list(config.beam_args)), construct)
         import json
 
         counts = json.loads((staging / "counts.json").read_text()) if (staging / "counts.json").exists() else {}

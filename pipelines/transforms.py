@@ -111,6 +111,7 @@ class _RoutePage(beam.DoFn):
             counter("pages_skipped_namespace").inc()
             yield beam.pvalue.TaggedOutput(SKIPPED, "namespace")
             return
+        yield beam.pvalue.TaggedOutput("page_titles", (page.page_id, title))
         target = page.redirect or wikitext.redirect_target(page.text, self.lang)
         if target:
             counter("pages_skipped_redirect").inc()
@@ -191,7 +192,7 @@ class ExtractArticles(beam.PTransform):
 
     def expand(self, pages):
         routed = pages | "Route" >> beam.ParDo(_RoutePage(self.lang)).with_outputs(
-            SKIPPED, "redirects", "flags", main="articles"
+            SKIPPED, "redirects", "flags", "page_titles", main="articles"
         )
         cleaned = routed.articles | "Clean" >> beam.ParDo(
             _CleanArticle(self.lang, self.max_chars, self.max_seconds, self.infobox_dir)
@@ -201,10 +202,99 @@ class ExtractArticles(beam.PTransform):
             "articles": cleaned.articles,
             "redirects": routed.redirects,
             "flags": routed.flags,
+            "page_titles": routed.page_titles,
             "infobox_types": cleaned.infobox_types,
             "skipped": skipped,
             "rejects": cleaned[REJECTS],
         }
+
+
+# -- Step 1 inputs from the SQL table dumps ------------------------------------------------------
+
+
+def _sql_rows(kind: str):
+    """A FlatMap over SQL dump files of one table, keyed by page id."""
+
+    def read(path: str) -> Iterator[tuple[int, object]]:
+        from wikisilver import sqldump
+
+        reader = {
+            "page": sqldump.iter_page_table, "redirect": sqldump.iter_redirect_table,
+            "langlinks": sqldump.iter_langlinks, "page_props": sqldump.iter_page_props,
+        }[kind]
+        rows = counter(f"sql_{kind}_rows")
+        for row in reader(path):
+            rows.inc()
+            key = row.page_id if kind in ("page", "page_props") else row.from_page_id
+            yield key, row
+
+    return read
+
+
+def _join_by_page(element, kind: str, types_lang: str) -> Iterator:
+    """Rows of one page id -> what they say about titles (redirects, disambiguation, langlinks)."""
+    page_id, groups = element
+    titles = sorted(set(groups["dump"]) | {r.title for r in groups["page"] if r.namespace == 0})
+    if not titles:
+        return
+    title = titles[0]
+    if kind == "redirect":
+        for row in groups["rows"]:
+            if row.namespace == 0 and not row.interwiki and row.target_title:
+                yield title, row.target_title
+    elif kind == "page_props":
+        if any(row.name == "disambiguation" for row in groups["rows"]):
+            yield title, PageFlags(title, is_disambiguation=True)
+    elif kind == "langlinks":
+        for row in groups["rows"]:
+            if row.lang == types_lang and row.title:
+                yield row.title, title
+
+
+class SqlTables(beam.PTransform):
+    """redirect.sql, page_props.sql and langlinks.sql joined with page ids -> title-keyed evidence.
+
+    Page ids are mapped to titles by the dump itself and, where given, by page.sql (both
+    schemas), so redirect.sql works without page.sql when the dump is complete.
+    """
+
+    def __init__(self, page_sql=(), redirect_sql=(), page_props_sql=(), langlinks_sql=(), types_lang="en") -> None:
+        super().__init__()
+        self.files = {"page": sorted(page_sql), "redirect": sorted(redirect_sql),
+                      "page_props": sorted(page_props_sql), "langlinks": sorted(langlinks_sql)}
+        self.types_lang = types_lang
+
+    def _read(self, pipeline, kind: str):
+        return (
+            pipeline
+            | f"{kind}Files" >> beam.Create(self.files[kind])
+            | f"Read{kind}" >> beam.FlatMap(_sql_rows(kind))
+        )
+
+    def expand(self, page_titles):
+        pipeline = page_titles.pipeline
+        pages = self._read(pipeline, "page")
+        result = {}
+        for kind in ("redirect", "page_props", "langlinks"):
+            if not self.files[kind]:
+                continue
+            rows = self._read(pipeline, kind)
+            result[kind] = (
+                {"dump": page_titles, "page": pages, "rows": rows}
+                | f"Join{kind}" >> beam.CoGroupByKey()
+                | f"Titles{kind}" >> beam.FlatMap(_join_by_page, kind, self.types_lang)
+            )
+        return result
+
+
+def _carry_types(element) -> Iterator[tuple[str, object]]:
+    """Cross-language typing: a page takes the classes of its equivalent in the types' language."""
+    other_title, groups = element
+    classes = sorted(set(groups["types"]))
+    for local_title in sorted(set(groups["local"])):
+        yield local_title, ("alias", other_title)
+        for cls in classes:
+            yield local_title, ("class", cls)
 
 
 # -- Step 1: type entities -----------------------------------------------------------------------
@@ -214,11 +304,12 @@ class _ChooseType(beam.DoFn):
     """All evidence on one title -> one TargetInfo, by the documented precedence of sources.
 
     Precedence: an --entities table (explicit user decision) > DBpedia instance types >
+    SPARQL endpoint > the type of the page's equivalent in another language (langlinks) >
     infobox mappings. Several DBpedia classes of one title resolve to the most specific one;
     classes on different branches count as a conflict (the first in a stable order wins).
     """
 
-    PRECEDENCE = ("entities", "types", "infobox")
+    PRECEDENCE = ("entities", "types", "sparql", "langlinks", "infobox")
 
     def __init__(self, lang: str, ontology: Ontology, class_table: Mapping[str, ClassTag]) -> None:
         self.lang = lang
@@ -240,7 +331,7 @@ class _ChooseType(beam.DoFn):
             else:
                 candidates.setdefault("entities", value)
         aliases = sorted(aliases)
-        for source in ("types", "infobox"):
+        for source in ("types", "sparql", "langlinks", "infobox"):
             classes = list(groups.get(source, ()))
             if classes:
                 best, conflict = most_specific(classes, self.ontology)
@@ -281,10 +372,11 @@ class TypeEntities(beam.PTransform):
 
     def __init__(
         self, lang: str, ontology: Ontology, class_table: Mapping[str, ClassTag],
-        types_files: Iterable[str] = (), entity_tables: Iterable[str] = (),
+        types_files: Iterable[str] = (), entity_tables: Iterable[str] = (), types_direct: bool = True,
     ) -> None:
         super().__init__()
         self.lang = lang
+        self.types_direct = types_direct
         self.ontology = ontology
         self.class_table = class_table
         self.types_files = sorted(types_files)
@@ -297,13 +389,38 @@ class TypeEntities(beam.PTransform):
             "infobox": inputs["infobox_types"],
             "aliases": inputs["redirects"] | "AliasOfTarget" >> beam.Map(lambda st: (st[1], st[0])),
         }
+        if "sparql" in inputs:
+            evidence["sparql"] = inputs["sparql"]
+        if "extra_flags" in inputs:
+            evidence["flags"] = (inputs["flags"], inputs["extra_flags"]) | "AllFlags" >> beam.Flatten()
+        if "extra_redirects" in inputs:
+            evidence["aliases"] = (
+                evidence["aliases"],
+                inputs["extra_redirects"] | "SqlAliasOfTarget" >> beam.Map(lambda st: (st[1], st[0])),
+            ) | "AllAliases" >> beam.Flatten()
+        types = None
         if self.types_files:
-            evidence["types"] = (
+            types = (
                 pipeline
                 | "TypesFiles" >> beam.Create(self.types_files)
                 | "ReadTypes" >> beam.FlatMap(_read_types)
                 | "ReshuffleTypes" >> beam.Reshuffle()
             )
+            if self.types_direct:
+                evidence["types"] = types
+        if types is not None and "langlinks" in inputs:
+            carried = (
+                {"types": types, "local": inputs["langlinks"]}
+                | "JoinLanglinks" >> beam.CoGroupByKey()
+                | "CarryTypes" >> beam.FlatMap(_carry_types)
+            )
+            evidence["langlinks"] = carried | "LanglinkClasses" >> beam.FlatMap(
+                lambda kv: [(kv[0], kv[1][1])] if kv[1][0] == "class" else []
+            )
+            evidence["aliases"] = (
+                evidence["aliases"],
+                carried | "LanglinkAliases" >> beam.FlatMap(lambda kv: [(kv[0], kv[1][1])] if kv[1][0] == "alias" else []),
+            ) | "WithLanglinkAliases" >> beam.Flatten()
         if self.entity_tables:
             evidence["entities"] = (
                 pipeline
@@ -370,13 +487,13 @@ def _attach_info(element) -> Iterator[tuple[int, tuple[str, TargetInfo | None]]]
         yield page_id, (original, info)
 
 
-class ResolveTargets(beam.PTransform):
-    """Articles -> (page_id, (link target as written, TargetInfo after redirects)) by key joins.
+class ResolveRedirects(beam.PTransform):
+    """Articles + redirects -> (resolved title, (page_id, link target as written)) requests.
 
     The redirect table is resolved first (``hops`` rounds of a self-join, so chains of up to
     ``hops + 1`` redirects end on their final target; loops and longer chains end on a redirect
     title, which is not an entity, so such links are UNK); then each article's distinct targets
-    are joined once with it and once with the entity table.
+    (and its own title) are joined once with it.
     """
 
     def __init__(self, hops: int = 3) -> None:
@@ -394,15 +511,55 @@ class ResolveTargets(beam.PTransform):
             )
         resolved = chains | "ResolvedRedirects" >> beam.Map(lambda kv: (kv[1][0], kv[1][1]))
         requests = inputs["articles"] | "Requests" >> beam.FlatMap(_requests)
-        requests = (
+        return (
             {"request": requests, "redirect": resolved}
             | "JoinRedirects" >> beam.CoGroupByKey()
             | "FollowRedirects" >> beam.FlatMap(_follow_redirect)
         )
+
+
+class AttachTargetInfo(beam.PTransform):
+    """Resolved requests + entity table -> (page_id, (link target as written, TargetInfo))."""
+
+    def expand(self, inputs):
         return (
-            {"request": requests, "info": inputs["infos"]}
+            {"request": inputs["requests"], "info": inputs["infos"]}
             | "JoinInfo" >> beam.CoGroupByKey()
             | "AttachInfo" >> beam.FlatMap(_attach_info)
+        )
+
+
+class _QuerySparql(beam.DoFn):
+    """Batches of titles -> (title, class) from a SPARQL endpoint; a failed batch fails the run."""
+
+    def __init__(self, config) -> None:
+        self.config = config
+
+    def process(self, titles: list[str]) -> Iterator[tuple[str, str]]:
+        from wikisilver.sparql import query_types
+
+        queried = counter("sparql_titles_queried")
+        queried.inc(len(titles))
+        # SparqlError propagates on purpose: partial typing must never pass for a complete corpus.
+        yield from query_types(self.config, titles)
+
+
+class SparqlTypes(beam.PTransform):
+    """The distinct titles a run needs -> their DBpedia classes, asked of a SPARQL endpoint."""
+
+    def __init__(self, config) -> None:
+        super().__init__()
+        self.config = config
+
+    def expand(self, requests):
+        return (
+            requests
+            | "Titles" >> beam.Keys()
+            | "DistinctTitles" >> beam.Distinct()
+            | "Batch" >> beam.BatchElements(
+                min_batch_size=self.config.batch_size, max_batch_size=self.config.batch_size
+            )
+            | "Query" >> beam.ParDo(_QuerySparql(self.config))
         )
 
 

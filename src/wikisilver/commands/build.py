@@ -28,6 +28,24 @@ def add_entity_source_options(parser: argparse.ArgumentParser) -> None:
                        help="a title->class table written by `wikisilver entities` (TSV or Parquet; repeatable)")
     group.add_argument("--infobox-mappings", metavar="DIR",
                        help="DBpedia infobox mapping files (Mapping_<lang>:*.ttl) to type articles by infobox")
+    group.add_argument("--types-lang", metavar="CODE",
+                       help="language of the titles in --types (default: --lang); with --langlinks-sql, pages "
+                            "take the type of their equivalent in that language (the paper's Hungarian method)")
+    group.add_argument("--langlinks-sql", action="append", default=[], metavar="FILE",
+                       help="langlinks SQL dump (.sql or .sql.gz): links pages to their --types-lang equivalents")
+    sql = parser.add_argument_group("redirects and disambiguation pages from SQL dumps (optional)")
+    sql.add_argument("--redirect-sql", action="append", default=[], metavar="FILE",
+                     help="redirect table dump; page ids are mapped to titles by the dump and --page-sql")
+    sql.add_argument("--page-sql", action="append", default=[], metavar="FILE",
+                     help="page table dump (2016 and current schemas)")
+    sql.add_argument("--page-props-sql", action="append", default=[], metavar="FILE",
+                     help="page_props table dump: pages with the 'disambiguation' property are disambiguation pages")
+    group.add_argument("--sparql", metavar="URL",
+                       help="SPARQL endpoint of a DBpedia mirror, asked for the types of the linked titles")
+    group.add_argument("--sparql-batch-size", type=int, default=200, help="titles per SPARQL query (default 200)")
+    group.add_argument("--sparql-timeout", type=float, default=30.0, help="seconds per SPARQL query (default 30)")
+    group.add_argument("--sparql-retries", type=int, default=4,
+                       help="retries of a failing SPARQL query, with exponential backoff (default 4)")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -106,6 +124,10 @@ def run(args: argparse.Namespace) -> int:
     config = BuildConfig(
         dumps=tuple(dumps), lang=lang, out=out, types=tuple(types), ontology=args.ontology,
         entities=expand_entity_tables(args.entities), infobox_mappings=args.infobox_mappings, shards=args.shards,
+        sparql=args.sparql, sparql_batch_size=args.sparql_batch_size, sparql_timeout=args.sparql_timeout,
+        sparql_retries=args.sparql_retries, types_lang=args.types_lang, page_sql=tuple(args.page_sql),
+        redirect_sql=tuple(args.redirect_sql), page_props_sql=tuple(args.page_props_sql),
+        langlinks_sql=tuple(args.langlinks_sql),
         redirect_hops=args.redirect_hops, max_page_chars=args.max_page_chars, page_timeout=args.page_timeout,
         text_backend=args.text_backend, disabled_rules=tuple(args.disable_rule),
         drop_low_quality=args.drop_low_quality, overwrite=args.overwrite, strict=args.strict,

@@ -30,6 +30,10 @@ def run(args: argparse.Namespace) -> int:
     config = BuildConfig(
         dumps=tuple(args.dump), lang=args.lang, out=args.out, types=tuple(args.types), ontology=args.ontology,
         entities=expand_entity_tables(args.entities), infobox_mappings=args.infobox_mappings, shards=args.shards,
+        sparql=args.sparql, sparql_batch_size=args.sparql_batch_size, sparql_timeout=args.sparql_timeout,
+        sparql_retries=args.sparql_retries, types_lang=args.types_lang, page_sql=tuple(args.page_sql),
+        redirect_sql=tuple(args.redirect_sql), page_props_sql=tuple(args.page_props_sql),
+        langlinks_sql=tuple(args.langlinks_sql),
         overwrite=args.overwrite, beam_args=tuple(args.beam_args),
     )
     summary = run_entities(config)

@@ -1,0 +1,134 @@
+"""End-to-end runs of ``wikisilver build`` (the Beam job) on the demo dump and on real dumps."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import ENWIKI_EXTRACT, ONTOLOGY, TYPES_100K, TYPES_111K, shared_file
+from wikisilver.cli import main
+from wikisilver.labels import RULES
+
+
+def read_corpus(out: Path) -> list[dict]:
+    """All sentences of a corpus, sorted by (page id, sentence index)."""
+    rows = []
+    for part in sorted((out / "parquet").glob("part-*.parquet")):
+        rows.extend(pq.read_table(part).to_pylist())
+    return sorted(rows, key=lambda r: (r["page_id"], r["sentence_index"]))
+
+
+def read_tsv_sentences(out: Path) -> list[list[list[str]]]:
+    sentences = []
+    for part in sorted((out / "tsv").glob("part-*.tsv")):
+        for block in part.read_text(encoding="utf-8").split("\n\n"):
+            if block.strip():
+                sentences.append([line.split("\t") for line in block.split("\n")])
+    return sentences
+
+
+def check_accounting(stats: dict) -> None:
+    accounted = stats["pages_used"] + sum(stats["pages_skipped"].values()) + sum(stats["pages_rejected"].values())
+    assert stats["pages_read"] == accounted, stats
+    assert stats["pages_accounted"] is True
+
+
+@pytest.fixture(scope="module")
+def demo_corpus(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("demo") / "corpus"
+    assert main(["build", "--demo", "--out", str(out)]) == 0
+    return out
+
+
+def test_demo_build_writes_all_outputs(demo_corpus):
+    out = demo_corpus
+    for name in ("stats.json", "manifest.json"):
+        assert (out / name).is_file()
+    assert len(list((out / "tsv").glob("part-*.tsv"))) == 4
+    assert len(list((out / "parquet").glob("part-*.parquet"))) == 4
+    assert not list(out.glob(".staging-*")), "staging directory left behind"
+
+
+def test_demo_stats_account_for_every_page(demo_corpus):
+    stats = json.loads((demo_corpus / "stats.json").read_text())
+    check_accounting(stats)
+    # 8 articles, 5 redirects, 1 disambiguation page and 3 pages of other namespaces.
+    assert stats["pages_read"] == 17
+    assert stats["pages_used"] == 8
+    assert stats["pages_skipped"] == {"disambiguation": 1, "namespace": 3, "redirect": 5}
+    assert stats["sentences_kept"] > 5 and stats["sentences_dropped_unk"] > 0
+    assert set(stats["rules_fired"]) == set(RULES)
+    assert 0 < stats["ne_density"] < 1
+    assert stats["entities_by_tag"]["LOC"] > 5
+
+
+def test_demo_sentence_is_labelled_as_the_paper_says(demo_corpus):
+    rows = read_corpus(demo_corpus)
+    by_text = {" ".join(r["tokens"]): r for r in rows}
+    sentence = by_text["Budapest is the capital and the largest city of Hungary ."]
+    assert sentence["conll_tags"] == ["B-LOC", "O", "O", "O", "O", "O", "O", "O", "O", "B-LOC", "O"]
+    assert sentence["dbpedia_tags"][0] == "B-City" and sentence["dbpedia_tags"][9] == "B-Country"
+    targets = {(s["start"], s["target"]) for s in sentence["spans"]}
+    assert targets == {(0, "Budapest"), (9, "Hungary")}
+    # A redirect-resolved link: [[Real Madrid CF|Real Madrid]] and unlinked "Puskás" via the alias set.
+    puskas = [r for r in rows if r["title"] == "Ferenc Puskás"]
+    tags = {tok: tag for r in puskas for tok, tag in zip(r["tokens"], r["conll_tags"])}
+    assert tags["Puskás"] == "B-PER" and tags["Madrid"] in ("I-ORG", "B-LOC")
+
+
+def test_demo_tsv_matches_parquet(demo_corpus):
+    rows = read_corpus(demo_corpus)
+    tsv = read_tsv_sentences(demo_corpus)
+    assert len(tsv) == len(rows)
+    assert all(len(line) == 5 for sentence in tsv for line in sentence)
+    assert sorted(tuple(line[0] for line in s) for s in tsv) == sorted(tuple(r["tokens"]) for r in rows)
+
+
+def test_demo_manifest_records_inputs_and_config(demo_corpus):
+    manifest = json.loads((demo_corpus / "manifest.json").read_text())
+    assert manifest["language"] == "en"
+    dump = manifest["dumps"][0]
+    assert len(dump["sha256"]) == 64 and dump["bytes"] > 0 and dump["dbname"] == "enwiki"
+    assert manifest["config"]["shards"] == 4
+    assert manifest["started"] <= manifest["finished"]
+
+
+def test_finished_output_is_not_overwritten(demo_corpus, capsys):
+    assert main(["build", "--demo", "--out", str(demo_corpus)]) == 2
+    err = capsys.readouterr().err
+    assert "--overwrite" in err and "Traceback" not in err
+
+
+def test_missing_dump_is_one_line_error(tmp_path, capsys):
+    code = main(["build", "--dump", str(tmp_path / "nope.xml.bz2"), "--lang", "en", "--types", "x", "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and "nope.xml.bz2" in err and "no such file" in err and len(err.strip().splitlines()) == 1
+
+
+def test_wrong_language_is_one_line_error(tmp_path, capsys):
+    assert main(["build", "--demo", "--lang", "English!", "--out", str(tmp_path / "o")]) == 2
+    assert "not a Wikipedia language code" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_english_extract_single_and_two_workers_give_same_corpus(tmp_path):
+    dump = shared_file(ENWIKI_EXTRACT)
+    args = [
+        "build", "--dump", str(dump), "--lang", "en", "--ontology", str(shared_file(ONTOLOGY)),
+        "--types", str(shared_file(TYPES_100K)), "--types", str(shared_file(TYPES_111K)),
+    ]
+    one, two = tmp_path / "one", tmp_path / "two"
+    assert main([*args, "--out", str(one)]) == 0
+    assert main([*args, "--out", str(two), "--runner", "DirectRunner", "--direct_running_mode",
+                 "multi_processing", "--direct_num_workers", "2"]) == 0
+    stats = json.loads((one / "stats.json").read_text())
+    check_accounting(stats)
+    assert stats["pages_read"] == 206
+    assert stats["pages_skipped"]["redirect"] == 100
+    assert stats["pages_used"] == 106
+    assert stats["sentences_kept"] > 100
+    assert read_corpus(one) == read_corpus(two)
+    assert json.loads((two / "stats.json").read_text()) == stats
