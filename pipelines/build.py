@@ -323,6 +323,9 @@ def run_build(config: BuildConfig) -> dict:
     stale = out / "manifest.json"
     if stale.exists():
         stale.unlink()  # --overwrite: the old corpus stops looking complete right away
+    for stale_staging in out.glob(".staging-*"):
+        # Left by a killed run (one run per output directory at a time is the contract).
+        shutil.rmtree(stale_staging, ignore_errors=True)
     started = dt.datetime.now(dt.timezone.utc)
     staging = out / f".staging-{uuid.uuid4().hex[:12]}"
     for name in OUTPUT_DIRS:

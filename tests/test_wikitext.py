@@ -1,0 +1,409 @@
+"""Step 2: wikitext -> clean text + link spans (wikisilver.wikitext)."""
+
+from __future__ import annotations
+
+import bz2
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+from conftest import ENWIKI_EXTRACT, shared_file
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from wikisilver.wikitext import (
+    CleanText,
+    WikitextBudgetError,
+    clean_wikitext,
+    is_disambiguation,
+    redirect_target,
+    template_names,
+)
+
+LEAD = """{{Short description|Political philosophy}}
+{{Infobox political ideology
+| name = Anarchism
+| image = {{Flag|black}}
+| founders = [[William Godwin]]
+}}
+'''Anarchism''' is a [[political philosophy]] that advocates [[Self-governance|self-governed]] \
+societies<ref name="a">{{cite web |url=http://example.org |title=Anarchism}}</ref> based on \
+[[voluntary association|voluntary]] institutions.<ref>Kropotkin, p. 3.</ref><!-- keep short -->
+It opposes [[State (polity)|the state]].<ref name="a"/>
+
+[[File:Paris Commune barricade.jpg|thumb|left|A barricade of the [[Paris Commune]], 1871]]
+== History ==
+=== Origins ===
+The term comes from [[Ancient Greek]].
+{| class="wikitable"
+|-
+! Year !! Event
+|-
+| 1840 || [[Pierre-Joseph Proudhon|Proudhon]]
+|}
+__NOTOC__
+[[Category:Anarchism| ]]
+[[Category:Political ideologies]]
+[[de:Anarchismus]]
+[[hu:Anarchizmus]]
+"""
+
+
+def clean(wikitext: str, **kwargs) -> CleanText:
+    result = clean_wikitext(wikitext, **kwargs)
+    assert_invariants(result)
+    return result
+
+
+def assert_invariants(result: CleanText) -> None:
+    previous_end = 0
+    for link in result.links:
+        assert result.text[link.start:link.end] == link.anchor
+        assert link.anchor and link.anchor == link.anchor.strip()
+        assert previous_end <= link.start < link.end
+        previous_end = link.end
+    assert "  " not in result.text
+    assert "\n\n\n" not in result.text
+    assert result.text == result.text.strip()
+
+
+def spans(result: CleanText) -> list[tuple[str, str]]:
+    return [(link.anchor, link.target) for link in result.links]
+
+
+# --- the article lead ----------------------------------------------------------------------
+
+
+def test_article_lead_keeps_prose_and_links_only() -> None:
+    result = clean(LEAD)
+    assert result.text == (
+        "Anarchism is a political philosophy that advocates self-governed societies based on "
+        "voluntary institutions.\nIt opposes the state.\n\n"
+        "The term comes from Ancient Greek."
+    )
+    assert spans(result) == [
+        ("political philosophy", "Political philosophy"),
+        ("self-governed", "Self-governance"),
+        ("voluntary", "Voluntary association"),
+        ("the state", "State (polity)"),
+        ("Ancient Greek", "Ancient Greek"),
+    ]
+
+
+def test_file_with_nested_link_is_dropped_entirely() -> None:
+    result = clean("Before.\n[[File:A.jpg|thumb|The [[Paris Commune]] in 1871]] After [[Image:B.png]].")
+    assert "Paris Commune" not in result.text
+    assert result.text == "Before.\nAfter ."
+    assert result.links == ()
+
+
+def test_templates_nested_and_parameters_are_dropped() -> None:
+    text = "A {{a|{{b|{{{1|x}}}}}}}B {{c\n|d={{e}}\n}}C{{f}}}} D"
+    assert clean(text).text == "A B C D"
+
+
+def test_unclosed_template_braces_are_removed_not_the_page() -> None:
+    assert clean("Start {{broken| text [[Link]] end.").text == "Start broken| text Link end."
+
+
+def test_tables_nested_are_dropped_and_text_around_kept() -> None:
+    text = "Before.\n{|\n|-\n| a\n{|\n| inner\n|}\n| b\n|}\nAfter."
+    assert clean(text).text == "Before.\nAfter."
+
+
+def test_refs_comments_and_dropped_tags() -> None:
+    text = (
+        'Text<ref group="n">note {{cite}}</ref> more<ref name=x /> <!-- hidden --> '
+        "<math>x^2</math>end <gallery>\nA.jpg|cap\n</gallery> <code>ls</code><pre>raw</pre>ok."
+    )
+    assert clean(text).text == "Text more end ok."
+
+
+def test_unclosed_comment_runs_to_the_end() -> None:
+    assert clean("Kept. <!-- never closed [[Foo]]").text == "Kept."
+
+
+def test_nowiki_content_is_plain_text() -> None:
+    result = clean("Write <nowiki>[[Foo]] and {{bar}}</nowiki> literally.")
+    assert result.text == "Write [[Foo]] and {{bar}} literally."
+    assert result.links == ()
+
+
+def test_html_tags_stripped_keeping_inner_text() -> None:
+    result = clean('A <span style="x">red <b>[[Rose]]</b></span> and<br/>more &amp; &ndash; x<sup>2</sup>.')
+    assert result.text == "A red Rose and\nmore & – x2."
+    assert spans(result) == [("Rose", "Rose")]
+
+
+def test_headings_lists_and_paragraphs() -> None:
+    text = "Intro line.\n\n== Section ==\n* first [[item]]\n** second\n# third\n: indented\n; term\n\n\n\nLast."
+    result = clean(text)
+    assert result.text == "Intro line.\n\nfirst item\nsecond\nthird\nindented\nterm\n\nLast."
+    assert spans(result) == [("item", "Item")]
+
+
+def test_bold_italic_quotes_removed_apostrophes_kept() -> None:
+    assert clean("'''Bold''' ''it'' '''''both''''' L''''Amour''' and O'Brien").text == (
+        "Bold it both L'Amour and O'Brien"
+    )
+
+
+def test_external_links_keep_label_bare_urls_dropped() -> None:
+    result = clean("See [http://example.org the site] or http://example.org/x or [https://y.org].")
+    assert result.text == "See the site or or ."
+    assert result.links == ()
+
+
+def test_behaviour_switches_dropped() -> None:
+    assert clean("__NOTOC__Text.__NOEDITSECTION__").text == "Text."
+
+
+# --- links -----------------------------------------------------------------------------------
+
+
+def test_link_trail_joins_the_anchor() -> None:
+    result = clean("Two [[bus]]es and [[Foo|bar]]s, [[car]]'s.")
+    assert spans(result) == [("buses", "Bus"), ("bars", "Foo"), ("car", "Car")]
+
+
+def test_link_trail_uses_the_language_letters() -> None:
+    assert spans(clean("A [[Város]]ában él.", lang="hu")) == [("Városában", "Város")]
+    assert spans(clean("A [[Város]]ában él.", lang="en")) == [("Város", "Város")]
+
+
+def test_pipe_trick() -> None:
+    result = clean("[[Foo (bar)|]] and [[Paris, Texas|]] and [[Wikipedia:Manual of Style|]]")
+    assert result.text == "Foo and Paris and Manual of Style"
+    assert spans(result) == [("Foo", "Foo (bar)"), ("Paris", "Paris, Texas")]
+
+
+def test_fragments_sections_and_underscores() -> None:
+    result = clean("[[New_York_City#History|NYC]] [[#Origins|origins]] [[#Later]] [[foo bar]]")
+    assert result.text == "NYC origins Later foo bar"
+    assert spans(result) == [("NYC", "New York City"), ("foo bar", "Foo bar")]
+
+
+def test_colon_and_interwiki_links_keep_text_without_link() -> None:
+    result = clean("[[:Category:Anarchism|category]] [[w:Foo|wiki]] [[wikt:bus|bus]] [[:de:Berlin|German]] [[:Foo]]")
+    assert result.text == "category wiki bus German Foo"
+    assert spans(result) == [("Foo", "Foo")]
+
+
+def test_interlanguage_and_category_links_are_dropped() -> None:
+    assert clean("Text.[[de:Anarchismus]][[zh-yue:X]][[Category:A|B]][[Kategória:B]]", lang="hu").text == "Text."
+
+
+def test_empty_anchor_is_not_a_link() -> None:
+    result = clean("a [[Foo|<span> </span>]] [[|x]] [[ ]] [[#]] b")
+    assert result.links == ()
+    assert result.text.startswith("a ") and result.text.endswith(" b")
+
+
+def test_siteinfo_namespaces_are_merged() -> None:
+    namespaces = {6: "Fichier", 14: "Catégorie", 4: "Wikipédia"}
+    result = clean("[[Fichier:X.jpg|cap]]A [[Wikipédia:Aide|aide]] [[Catégorie:Y]]B", namespaces=namespaces)
+    assert result.text == "A aide B"
+    assert result.links == ()
+
+
+def test_link_anchor_with_markup() -> None:
+    result = clean("The [[Foo|''Big'' <small>one</small>]] and [[AT&amp;T]].")
+    assert spans(result) == [("Big one", "Foo"), ("AT&T", "AT&T")]
+
+
+def test_hungarian_localized_namespaces() -> None:
+    text = "[[Fájl:Berlin.jpg|bélyegkép|A [[Reichstag]] épülete]]'''Berlin''' [[Németország]] fővárosa.[[Kategória:Németország városai]]"
+    result = clean(text, lang="hu")
+    assert result.text == "Berlin Németország fővárosa."
+    assert spans(result) == [("Németország", "Németország")]
+
+
+# --- budget ----------------------------------------------------------------------------------
+
+
+def test_page_over_the_size_budget_raises() -> None:
+    with pytest.raises(WikitextBudgetError, match="over the budget"):
+        clean_wikitext("x" * 101, max_chars=100)
+
+
+def test_time_budget_is_checked() -> None:
+    with pytest.raises(WikitextBudgetError, match="time budget"):
+        clean_wikitext(LEAD, max_seconds=0.0)
+    assert clean_wikitext(LEAD, max_seconds=None).text.startswith("Anarchism")
+
+
+def test_absurd_template_nesting_raises_budget_error() -> None:
+    with pytest.raises(WikitextBudgetError, match="nested"):
+        clean_wikitext("{{a|" * 200 + "x" + "}}" * 200)
+
+
+# --- page-level questions --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "wikitext, lang, expected",
+    [
+        ("#REDIRECT [[Foo bar#History]]", "en", "Foo bar"),
+        ("#redirect:[[foo_bar]]\n{{R from move}}", "en", "Foo bar"),
+        ("  #REDIRECT [[AT&amp;T]]", "en", "AT&T"),
+        ("#ÁTIRÁNYÍTÁS [[Budapest]]", "hu", "Budapest"),
+        ("#átirányítás [[Budapest]]", "hu", "Budapest"),
+        ("#WEITERLEITUNG [[Berlin]]", "de", "Berlin"),
+        ("'''Foo''' is #REDIRECT [[X]]", "en", None),
+        ("#REDIRECT [[]]", "en", None),
+        ("#ÁTIRÁNYÍTÁS [[Budapest]]", "en", None),
+    ],
+)
+def test_redirect_target(wikitext: str, lang: str, expected: str | None) -> None:
+    assert redirect_target(wikitext, lang) == expected
+
+
+@pytest.mark.parametrize(
+    "wikitext, lang, expected",
+    [
+        ("'''Mercury''' may refer to:\n* [[Mercury (planet)]]\n{{disambiguation}}", "en", True),
+        ("{{Disambig|geo}}", "en", True),
+        ("{{dab}}", "en", True),
+        ("{{hndis|Smith, John}}", "en", True),
+        ("{{geodis}}", "en", True),
+        ("{{Set index article|ship}}", "en", True),
+        ("{{Template:Disambiguation}}", "en", True),
+        ("text __DISAMBIG__", "en", True),
+        ("x\n[[Category:Disambiguation pages]]", "en", True),
+        ("'''Mercury''' is a planet.{{Infobox planet}}[[Category:Planets]]", "en", False),
+        ("See [[Disambiguation]] and {{Disambiguation needed}}", "en", False),
+        ("{{egyért}}", "hu", True),
+        ("{{Egyért2|x}}", "hu", True),
+        ("x [[Kategória:Egyértelműsítő lapok]]", "hu", True),
+        ("{{egyért}}", "en", False),
+        ("{{Begriffsklärung}}", "de", True),
+    ],
+)
+def test_is_disambiguation(wikitext: str, lang: str, expected: bool) -> None:
+    assert is_disambiguation(wikitext, lang) is expected
+
+
+def test_template_names_top_level_and_nested_in_page_order() -> None:
+    assert template_names(LEAD) == ["Short description", "Infobox political ideology", "Flag", "Cite web"]
+
+
+def test_template_names_skip_parser_functions_magic_words_and_parameters() -> None:
+    text = (
+        "{{#if:x|{{Foo}}}}{{DEFAULTSORT:Bar}}{{PAGENAME}}{{{1|{{infobox_settlement\n|a=b}}}}}"
+        "{{ Template:Baz }}{{subst:qux|y}}{{Vorlage:Zed}}{{foo}}{{lc:X}}<!-- {{Hidden}} -->"
+    )
+    assert template_names(text) == ["Foo", "Infobox settlement", "Baz", "Qux", "Zed"]
+
+
+# --- never raises: random and mutated wikitext ------------------------------------------------
+
+FRAGMENTS = [
+    "[[", "]]", "|", "{{", "}}", "{{{", "}}}", "{|", "|}", "\n", "\n\n", "'''", "''", "<ref>", "</ref>",
+    "<ref name=a/>", "<!--", "-->", "File:", "Category:", "de:", ":", "#", "*", ";", "=", "==",
+    "foo", "Bar (baz)", " ", "es", "http://x.org/y", "[", "]", "<nowiki>", "</nowiki>", "&amp;",
+    "&#x110000;", "&nbsp;", "<br/>", "<b>", "</b>", "__NOTOC__", "é", "ő", "\t", "(", ")", ";",
+    "<math>", "</math>", "<", ">", "&", "\u00a0", "\r\n",
+]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=5)), max_size=60))
+def test_random_markup_never_raises_and_keeps_invariants(parts: list[str]) -> None:
+    result = clean("".join(parts), max_seconds=None)
+    assert "{{" not in result.text or "<nowiki>" in "".join(parts)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.integers(0, len(LEAD)), st.integers(0, 12), st.sampled_from(FRAGMENTS)), max_size=8))
+def test_mutated_article_never_raises_and_keeps_invariants(edits: list[tuple[int, int, str]]) -> None:
+    text = LEAD
+    for position, cut, insert in edits:
+        text = text[:position] + insert + text[position + cut:]
+    clean(text, lang="hu", max_seconds=None)
+    template_names(text)
+    is_disambiguation(text, "hu")
+    redirect_target(text, "hu")
+
+
+# --- real pages ------------------------------------------------------------------------------
+
+
+def _pages(path: Path) -> Iterator[tuple[str, int, str]]:
+    with bz2.open(path) as handle:
+        for _, element in ET.iterparse(handle):
+            if element.tag.endswith("}page"):
+                yield (
+                    element.findtext("{*}title") or "",
+                    int(element.findtext("{*}ns") or 0),
+                    element.findtext("{*}revision/{*}text") or "",
+                )
+                element.clear()
+
+
+@lru_cache(maxsize=None)
+def _articles(relative: str, lang: str) -> dict[str, tuple[str, CleanText]]:
+    out = {}
+    for title, ns, text in _pages(shared_file(relative)):
+        if ns == 0 and not redirect_target(text, lang):
+            out[title] = (text, clean_wikitext(text, lang=lang))
+    return out
+
+
+def _assert_clean(title: str, result: CleanText) -> None:
+    assert_invariants(result)
+    for leftover in ("{{", "}}", "[[", "]]", "|}", "{|", "<ref", "</ref", "<!--", "__NOTOC__"):
+        assert leftover not in result.text, f"{title}: {leftover!r} left in the text"
+
+
+def test_enwiki_extract_every_article_is_clean() -> None:
+    articles = _articles(ENWIKI_EXTRACT, "en")
+    assert len(articles) == 106
+    for title, (_, result) in articles.items():
+        _assert_clean(title, result)
+    assert sum(len(result.links) for _, result in articles.values()) > 20_000
+
+
+def test_enwiki_anarchism_lead_and_links() -> None:
+    _, result = _articles(ENWIKI_EXTRACT, "en")["Anarchism"]
+    assert result.text.startswith(
+        "Anarchism is a political philosophy that advocates self-governed societies based on "
+        "voluntary institutions."
+    )
+    assert spans(result)[:3] == [
+        ("political philosophy", "Political philosophy"),
+        ("self-governed", "Self-governance"),
+        ("stateless societies", "Stateless society"),
+    ]
+
+
+def test_enwiki_abraham_lincoln_lead_and_links() -> None:
+    wikitext, result = _articles(ENWIKI_EXTRACT, "en")["Abraham Lincoln"]
+    assert result.text.startswith("Abraham Lincoln (February 12, 1809 – April 15, 1865) was the 16th President")
+    targets = {link.target for link in result.links}
+    assert {"American Civil War", "Hodgenville, Kentucky", "Whig Party (United States)"} <= targets
+    assert not any(target.startswith(("File:", "Category:")) for target in targets)
+    assert "Infobox officeholder" in template_names(wikitext)
+
+
+def test_enwiki_disambiguation_pages() -> None:
+    found = {
+        title
+        for title, ns, text in _pages(shared_file(ENWIKI_EXTRACT))
+        if ns == 0 and is_disambiguation(text)
+    }
+    assert {"Austin (disambiguation)", "Asia Minor (disambiguation)"} <= found
+    assert "Anarchism" not in found and "Abraham Lincoln" not in found
+
+
+def test_huwiki_berlin() -> None:
+    articles = _articles("wikidumps/huwiki-minidump.xml.bz2", "hu")
+    wikitext, result = articles["Berlin"]
+    _assert_clean("Berlin", result)
+    assert result.text.startswith("Berlin Németország fővárosa, egyben tartományi rangú városállama")
+    assert spans(result)[:2] == [("Németország", "Németország"), ("fővárosa", "Főváros")]
+    assert len(result.links) > 600
+    assert not any(link.target.startswith(("Fájl:", "Kategória:")) for link in result.links)
+    assert "Német település infobox" in template_names(wikitext)
+    assert not is_disambiguation(wikitext, "hu")
