@@ -220,6 +220,14 @@ def test_hungarian_localized_namespaces() -> None:
     assert spans(result) == [("Németország", "Németország")]
 
 
+def test_long_paragraph_is_parsed_in_pieces_without_splitting_links() -> None:
+    sentence = "Some text [[Foo bar|baz qux]] and [[File:X.jpg|thumb|a [[Nested]] caption]] more. "
+    result = clean(sentence * 600)  # ~50,000 characters in one paragraph
+    assert len(result.links) == 600
+    assert {link.anchor for link in result.links} == {"baz qux"}
+    assert "Nested" not in result.text and "\n" not in result.text
+
+
 # --- budget ----------------------------------------------------------------------------------
 
 

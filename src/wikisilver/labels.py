@@ -49,6 +49,8 @@ RULES = (
     "alias_person_name_part",
     "personal_title_o",
     "trailing_punctuation_o",
+    "lowercase_tail_o",
+    "location_comma_split",
     "incidental_capital_o",
     "sentence_initial_o",
     "sentence_initial_unk",
@@ -90,6 +92,7 @@ class LanguagePack:
     class_overrides: Mapping[str, str]
     calendar_words: frozenset[str]
     require_finite_verb: bool = True
+    derived_suffixes: tuple[str, ...] = ()
 
     @classmethod
     def load(cls, lang: str) -> "LanguagePack":
@@ -106,6 +109,7 @@ class LanguagePack:
             class_overrides=dict(data.get("class_overrides", {})),
             calendar_words=calendar_words(lang),
             require_finite_verb=bool(data.get("require_finite_verb", True)),
+            derived_suffixes=tuple(data.get("derived_suffixes", ())),
         )
 
 
@@ -196,18 +200,10 @@ class Labeller:
             if self._entity_tag(info.entity) == "O":
                 continue
             ordered.append((info, self._tokens_of(link.anchor)))
-        for info, anchor_tokens in ordered:
-            mention = self._mention_for(info)
-            alias_mention = _Mention(mention.conll, mention.dbpedia_class, mention.target, "alias_match")
-            if anchor_tokens and all(is_capitalized(t) or not t.isalpha() for t in anchor_tokens):
-                add(anchor_tokens, alias_mention)
-            for form in self._alias_forms(info):
-                add(self._tokens_of(form), alias_mention)
-        # First and last names of persons, once the full forms are in (full forms win).
-        for info, _ in ordered:
+        def add_name_parts(info: TargetInfo) -> None:
             mention = self._mention_for(info)
             if mention.conll != "PER":
-                continue
+                return
             parts = self._tokens_of(_PARENTHETICAL.sub("", info.title))
             names = [p for p in parts if p.isalpha() and is_capitalized(p) and p.lower() not in _NAME_PARTICLES]
             part_mention = _Mention(mention.conll, mention.dbpedia_class, mention.target, "alias_person_name_part")
@@ -215,6 +211,21 @@ class Labeller:
                 for name in (names[0], names[-1]):
                     if name not in self.pack.personal_titles:
                         add((name,), part_mention)
+
+        for position, (info, anchor_tokens) in enumerate(ordered):
+            mention = self._mention_for(info)
+            alias_mention = _Mention(mention.conll, mention.dbpedia_class, mention.target, "alias_match")
+            if anchor_tokens and all(is_capitalized(t) or not t.isalpha() for t in anchor_tokens):
+                add(anchor_tokens, alias_mention)
+            for form in self._alias_forms(info):
+                add(self._tokens_of(form), alias_mention)
+            if position == 0 and own is not None and info is own:
+                # The article's own subject comes first: "Lincoln" in "Abraham Lincoln" is Abraham
+                # Lincoln, not a linked town of that name.
+                add_name_parts(info)
+        # First and last names of the other persons, once every full form is in (full forms win).
+        for info, _ in ordered:
+            add_name_parts(info)
         index: dict[str, list[tuple[tuple[str, ...], _Mention]]] = {}
         for form_tokens, mention in entries.items():
             index.setdefault(form_tokens[0], []).append((form_tokens, mention))
@@ -272,8 +283,9 @@ class Labeller:
                 rest = word[len(name):].lstrip("-")
                 if rest in endings:
                     return False
-        # Only words that share a stem with the name are derived; a nickname is an alias.
-        return any(word[:4] == name[:4] for name in names)
+        # Derived words carry a derivational ending ("Turkish", "American", hu "berlini"); another
+        # name of the entity ("Poroszország" for Porosz Királyság, a nickname) is not derived.
+        return word.endswith(self.pack.derived_suffixes)
 
     def label_article(
         self,
@@ -340,9 +352,16 @@ class Labeller:
                 if decision is None:
                     continue
             for i in covered:
-                if mentions[i] is None:
-                    mentions[i] = decision
-                    group[i] = next_group
+                if mentions[i] is not None:
+                    continue
+                if tokens[i] == "," and decision.conll == "LOC" and self.config.on("location_comma_split"):
+                    # "Hodgenville, Kentucky" names two places: LOC , LOC.
+                    counts["location_comma_split"] += 1
+                    mentions[i] = _Mention("O", "O", "", "location_comma_split")
+                    next_group += 1
+                    continue
+                mentions[i] = decision
+                group[i] = next_group
             next_group += 1
         # 2. Unlinked mentions through the alias set, longest match first.
         i = 0
@@ -355,6 +374,11 @@ class Labeller:
                 end = i + len(form)
                 if end <= n and tuple(tokens[i:end]) == form and all(m is None for m in mentions[i:end]):
                     for k in range(i, end):
+                        if tokens[k] == "," and mention.conll == "LOC" and self.config.on("location_comma_split"):
+                            counts["location_comma_split"] += 1
+                            mentions[k] = _Mention("O", "O", "", "location_comma_split")
+                            next_group += 1
+                            continue
                         mentions[k] = mention
                         group[k] = next_group
                     next_group += 1
@@ -414,6 +438,16 @@ class Labeller:
             counts["trailing_punctuation_o"] += 1
             mentions[covered[-1]] = _Mention("O", "O", "", "trailing_punctuation_o")
             covered.pop()
+        # A name is written with capitals: lower-case words closing an anchor are common nouns
+        # ("a [[Whig Party]] leader" linked whole) or titles ("Frigyes Vilmos brandenburgi
+        # választófejedelem"). Hungarian writes the common-noun part of some names in lower case
+        # ("Weimari köztársaság", "Kurfürst híd"), so there only persons' anchors are trimmed.
+        trim_tail = decision.conll == "PER" or not self.pack.capitalization_is_proper_noun
+        if trim_tail and self.config.on("lowercase_tail_o"):
+            while len(covered) > 1 and tokens[covered[-1]][:1].islower():
+                counts["lowercase_tail_o"] += 1
+                mentions[covered[-1]] = _Mention("O", "O", "", "lowercase_tail_o")
+                covered.pop()
         last = covered[-1]
         overhang = spans[last][1] - link.end
         if overhang > 0:

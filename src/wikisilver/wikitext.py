@@ -412,6 +412,7 @@ def _check_time(deadline: float | None) -> None:
 # The parse: paragraphs -> pieces of text, some of them link anchors
 
 
+_MAX_CHUNK = 16_384
 _PARAGRAPH = re.compile(r"\n[ \t]*\n\s*")
 _LEFTOVER = re.compile(r"\[\[|\]\]|\{\{|\}\}|\{\||\|\}|\[(?=https?:|//)")
 _SPACE_RUN = re.compile(r"\s+")
@@ -544,7 +545,7 @@ def _entity(node: HTMLEntity) -> str:
     return " " if value == "\u00a0" else value
 
 
-def _plain(code) -> str:
+def _plain(code: mwparserfromhell.wikicode.Wikicode) -> str:
     """Text of a link title: entities decoded, nested markup removed."""
     out = []
     for node in code.nodes:
@@ -571,6 +572,30 @@ def _paragraphs(text: str) -> Iterator[str]:
         yield text[pos:match.start()]
         pos = match.end()
     yield text[pos:]
+
+
+def _chunks(paragraph: str) -> Iterator[str]:
+    """A paragraph in pieces of at most _MAX_CHUNK characters, cut where no link is open.
+
+    mwparserfromhell backtracks quadratically on some broken markup (thousands of unclosed
+    tags or brackets in one paragraph); bounded pieces keep that cost bounded and let the time
+    budget be checked between them. Real paragraphs are almost always shorter than one piece.
+    """
+    while len(paragraph) > _MAX_CHUNK:
+        cut = paragraph.rfind("\n", 0, _MAX_CHUNK)
+        if cut <= 0:
+            cut = paragraph.rfind(" ", 0, _MAX_CHUNK)
+            for _ in range(64):  # step back before "[[" until no link (or file caption) is open
+                if cut <= 0 or paragraph.count("[[", 0, cut) <= paragraph.count("]]", 0, cut):
+                    break
+                cut = paragraph.rfind(" ", 0, paragraph.rfind("[[", 0, cut))
+            else:
+                cut = 0
+        if cut <= 0:
+            cut = _MAX_CHUNK
+        yield paragraph[:cut]
+        paragraph = paragraph[cut:]
+    yield paragraph
 
 
 # ---------------------------------------------------------------------------------------------
@@ -640,11 +665,11 @@ def clean_wikitext(
     for paragraph in _paragraphs(text):
         if not paragraph.strip():
             continue
-        if "[" in paragraph or "<" in paragraph or "&" in paragraph:
-            parsed = mwparserfromhell.parse(paragraph, skip_style_tags=True)
-            builder.nodes(parsed.nodes)
-        else:
-            builder.add(_text(paragraph))
+        for chunk in _chunks(paragraph):
+            if "[" in chunk or "<" in chunk or "&" in chunk:
+                builder.nodes(mwparserfromhell.parse(chunk, skip_style_tags=True).nodes)
+            else:
+                builder.add(_text(chunk))
+            _check_time(deadline)
         builder.add("\n\n")
-        _check_time(deadline)
     return _normalize("".join(builder.parts), builder.links)
