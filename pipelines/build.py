@@ -60,6 +60,7 @@ class BuildConfig:
     dumps: tuple[str, ...]
     lang: str
     out: str
+    multistream_index: tuple[str, ...] = ()  # index file of each --dump, in the same order
     types: tuple[str, ...] = ()
     ontology: str | None = None
     entities: tuple[str, ...] = ()
@@ -87,7 +88,9 @@ class BuildConfig:
 
 def check_inputs(config: BuildConfig) -> None:
     """Fail early with one clear line for a missing file or a bad option."""
-    sql = (*config.page_sql, *config.redirect_sql, *config.page_props_sql, *config.langlinks_sql)
+    if config.multistream_index and len(config.multistream_index) != len(config.dumps):
+        raise InputError(None, "give one --multistream-index per --dump, in the same order")
+    sql = (*config.multistream_index, *config.page_sql, *config.redirect_sql, *config.page_props_sql, *config.langlinks_sql)
     for path in (*config.dumps, *config.types, *config.entities, *sql, *(p for p in [config.ontology] if p)):
         if not os.path.isfile(path):
             raise InputError(path, "no such file")
@@ -107,6 +110,23 @@ def check_inputs(config: BuildConfig) -> None:
                                "give --langlinks-sql to carry the types across languages")
     if config.shards < 1:
         raise InputError(None, "--shards must be at least 1")
+
+
+def multistream_indexes(config: BuildConfig) -> dict[str, str]:
+    """Each multistream dump's index (given with --multistream-index, or found beside the dump).
+
+    With an index, one dump file is read as many independently decompressed byte ranges, so a
+    huge dump part is spread over workers instead of being read by one.
+    """
+    indexes = dict(zip(config.dumps, config.multistream_index)) if config.multistream_index else {}
+    for dump in config.dumps:
+        name = os.path.basename(dump)
+        if dump in indexes or "multistream" not in name or not name.endswith(".bz2"):
+            continue
+        guess = os.path.join(os.path.dirname(dump), name.replace(".xml.bz2", "-index.txt.bz2"))
+        if guess != dump and os.path.isfile(guess):
+            indexes[dump] = guess
+    return indexes
 
 
 def types_lang(config: BuildConfig) -> str:
@@ -145,7 +165,7 @@ def class_table(ontology_path: str | None):
 
 def build_pipeline(pipeline: beam.Pipeline, config: BuildConfig, staging: str) -> None:
     ontology, table = class_table(config.ontology)
-    pages, read_rejects = pipeline | "ReadPages" >> ReadPages(config.dumps)
+    pages, read_rejects = pipeline | "ReadPages" >> ReadPages(config.dumps, multistream_indexes(config))
     parsed = pages | "ExtractArticles" >> ExtractArticles(
         config.lang, config.max_page_chars, config.page_timeout, config.infobox_mappings
     )

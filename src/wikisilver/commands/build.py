@@ -51,6 +51,9 @@ def add_entity_source_options(parser: argparse.ArgumentParser) -> None:
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dump", action="append", default=[], metavar="FILE",
                         help="pages-articles XML dump: .xml, .bz2 (also multistream), .xz or .gz (repeatable)")
+    parser.add_argument("--multistream-index", action="append", default=[], metavar="FILE",
+                        help="index of a multistream .bz2 dump (one per --dump, same order); found beside "
+                             "the dump when named as Wikimedia names it; lets one file be read in parallel")
     parser.add_argument("--lang", help="wiki language code (en, hu, …): selects mappings/<lang>/; "
                                        "default: read from the dump's <siteinfo>")
     parser.add_argument("--out", help="output directory (default: output/<lang>wiki/<dumpdate or latest>)")
@@ -122,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
         date = dumplib.wiki_date_from_name(dumps[0]) or "latest"
         out = str(Path("output") / ("demo" if args.demo else f"{lang}wiki") / date)
     config = BuildConfig(
-        dumps=tuple(dumps), lang=lang, out=out, types=tuple(types), ontology=args.ontology,
+        dumps=tuple(dumps), lang=lang, out=out, multistream_index=tuple(args.multistream_index), types=tuple(types), ontology=args.ontology,
         entities=expand_entity_tables(args.entities), infobox_mappings=args.infobox_mappings, shards=args.shards,
         sparql=args.sparql, sparql_batch_size=args.sparql_batch_size, sparql_timeout=args.sparql_timeout,
         sparql_retries=args.sparql_retries, types_lang=args.types_lang, page_sql=tuple(args.page_sql),

@@ -1,0 +1,179 @@
+"""End-to-end runs of the build and entities jobs with each entity source and dump layout."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import ENWIKI_EXTRACT, shared_file
+from test_pipeline_build import check_accounting, read_corpus
+from wikisilver.cli import main
+from wikisilver.commands.build import demo_inputs
+from wikisilver.dump import iter_pages
+from wikisilver.sources import infobox_class, load_infobox_mappings
+from wikisilver.wikitext import template_names
+
+DEMO_DUMP, DEMO_TYPES = demo_inputs()
+
+
+@pytest.fixture(scope="module")
+def demo_reference(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("reference") / "out"
+    assert main(["build", "--demo", "--out", str(out)]) == 0
+    return out
+
+
+def write_multistream(source: Path, target: Path, pages_per_stream: int = 3) -> Path:
+    """A multistream .bz2 (header stream, then streams of bare <page>s) and its index, as Wikimedia does."""
+    xml = bz2.decompress(source.read_bytes()).decode("utf-8")
+    head, rest = xml.split("  <page>", 1)
+    pages = ["  <page>" + chunk for chunk in ("  <page>" + rest).split("  <page>")[1:]]
+    pages[-1] = pages[-1].replace("</mediawiki>\n", "")
+    streams = [head.encode()]
+    index_lines = []
+    for i in range(0, len(pages), pages_per_stream):
+        streams.append("".join(pages[i:i + pages_per_stream]).encode())
+    streams.append(b"</mediawiki>\n")
+    offset = 0
+    with open(target, "wb") as handle:
+        for number, stream in enumerate(streams):
+            data = bz2.compress(stream)
+            if 0 < number < len(streams) - 1:
+                for page in re.finditer(r"<title>(.*?)</title>\s*<ns>\d+</ns>\s*<id>(\d+)</id>", stream.decode()):
+                    index_lines.append(f"{offset}:{page.group(2)}:{page.group(1)}\n")
+            handle.write(data)
+            offset += len(data)
+    index = target.with_name(target.name.replace(".xml.bz2", "-index.txt.bz2"))
+    index.write_bytes(bz2.compress("".join(index_lines).encode()))
+    return index
+
+
+def test_multistream_dump_read_in_ranges_gives_same_corpus(tmp_path, demo_reference):
+    dump = tmp_path / "demowiki-20240101-pages-articles-multistream.xml.bz2"
+    write_multistream(Path(DEMO_DUMP), dump)
+    out = tmp_path / "out"
+    # The index is found beside the dump by its Wikimedia name.
+    assert main(["build", "--dump", str(dump), "--lang", "en", "--types", DEMO_TYPES, "--out", str(out)]) == 0
+    assert read_corpus(out) == read_corpus(demo_reference)
+    stats = json.loads((out / "stats.json").read_text())
+    check_accounting(stats)
+    assert stats["pages_read"] == 17
+
+
+def test_entities_table_round_trip_gives_same_corpus(tmp_path, demo_reference):
+    table = tmp_path / "table"
+    assert main(["entities", "--dump", DEMO_DUMP, "--lang", "en", "--types", DEMO_TYPES, "--out", str(table)]) == 0
+    rows = [line.split("\t") for part in sorted((table / "entities").glob("*.tsv"))
+            for line in part.read_text().splitlines()[1:]]
+    by_title = {row[0]: row for row in rows}
+    assert by_title["Budapest"][1:4] == ["City", "LOC", "GPE"]
+    assert "Duna" in by_title["Danube"][5].split("|")  # the redirect is an alias
+    out = tmp_path / "out"
+    assert main(["build", "--dump", DEMO_DUMP, "--lang", "en", "--entities", str(table), "--out", str(out)]) == 0
+    assert read_corpus(out) == read_corpus(demo_reference)
+
+
+def sql_dump(table: str, columns: list[str], rows: list[tuple]) -> str:
+    def value(v):
+        return "NULL" if v is None else str(v) if isinstance(v, int) else "'" + str(v).replace("'", "\\'") + "'"
+
+    create = f"CREATE TABLE `{table}` (\n" + ",\n".join(f"  `{c}` varchar(255)" for c in columns) + "\n);\n"
+    values = ",".join("(" + ",".join(value(v) for v in row) + ")" for row in rows)
+    return create + f"INSERT INTO `{table}` VALUES {values};\n"
+
+
+def test_redirects_and_disambiguation_from_sql_tables(tmp_path):
+    # A dump without <redirect/> elements or redirect pages: redirect.sql says page 900 redirects.
+    xml = bz2.decompress(Path(DEMO_DUMP).read_bytes()).decode()
+    xml = xml.replace("[[Real Madrid CF|Real Madrid]] he won", "[[Los Blancos]] he won")
+    xml = xml.replace("</mediawiki>", "  <page>\n    <title>Los Blancos</title>\n    <ns>0</ns>\n    <id>900</id>\n"
+                      "    <revision><id>9000</id><text xml:space=\"preserve\">Nickname.</text></revision>\n  </page>\n</mediawiki>")
+    dump = tmp_path / "sqlwiki-pages-articles.xml.bz2"
+    dump.write_bytes(bz2.compress(xml.encode()))
+    redirect_sql = tmp_path / "sqlwiki-redirect.sql.gz"
+    redirect_sql.write_bytes(gzip.compress(sql_dump(
+        "redirect", ["rd_from", "rd_namespace", "rd_title", "rd_interwiki", "rd_fragment"],
+        [(900, 0, "Real_Madrid_CF", "", "")]).encode()))
+    props_sql = tmp_path / "sqlwiki-page_props.sql"
+    props_sql.write_text(sql_dump("page_props", ["pp_page", "pp_propname", "pp_value", "pp_sortkey"],
+                                  [(106, "disambiguation", "", None)]))
+    out = tmp_path / "out"
+    assert main(["build", "--dump", str(dump), "--lang", "en", "--types", DEMO_TYPES, "--out", str(out),
+                 "--redirect-sql", str(redirect_sql), "--page-props-sql", str(props_sql)]) == 0
+    rows = read_corpus(out)
+    cup = next(r for r in rows if r["tokens"][:2] == ["With", "Los"])
+    assert cup["conll_tags"][1:3] == ["B-ORG", "I-ORG"] and cup["spans"][0]["target"] == "Real Madrid CF"
+    # Page 106 (Vienna) is a disambiguation page per page_props: links to it are UNK, so the
+    # sentences of other articles that link it are dropped.
+    assert not any(s["target"] == "Vienna" for r in rows if r["title"] != "Vienna" for s in r["spans"])
+    stats = json.loads((out / "stats.json").read_text())
+    assert stats["rules_fired"]["link_disambiguation_unk"] >= 1
+
+
+def test_cross_language_typing_through_langlinks(tmp_path):
+    pages = {
+        1: ("Budapest", "'''Budapest''' [[Magyarország]] fővárosa. A [[Duna]] két partján fekszik."),
+        2: ("Magyarország", "'''Magyarország''' közép-európai ország."),
+        3: ("Duna", "A '''Duna''' folyó."),
+    }
+    body = "".join(
+        f"  <page>\n    <title>{t}</title>\n    <ns>0</ns>\n    <id>{i}</id>\n    <revision><id>{i * 10}</id>"
+        f"<text xml:space=\"preserve\">{text}</text></revision>\n  </page>\n"
+        for i, (t, text) in pages.items()
+    )
+    dump = tmp_path / "huwiki-20240101-pages-articles.xml.bz2"
+    dump.write_bytes(bz2.compress(f"<mediawiki>\n{body}</mediawiki>\n".encode()))
+    langlinks = tmp_path / "huwiki-langlinks.sql"
+    langlinks.write_text(sql_dump("langlinks", ["ll_from", "ll_lang", "ll_title"],
+                                  [(1, "en", "Budapest"), (2, "en", "Hungary"), (3, "en", "Danube"), (3, "de", "Donau")]))
+    types = tmp_path / "en-types.nt"
+    rdf = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
+    types.write_text("".join(f"<http://dbpedia.org/resource/{t}> {rdf} <http://dbpedia.org/ontology/{c}> .\n"
+                             for t, c in [("Budapest", "City"), ("Hungary", "Country"), ("Danube", "River")]))
+    out = tmp_path / "out"
+    assert main(["build", "--dump", str(dump), "--lang", "hu", "--types", str(types), "--types-lang", "en",
+                 "--langlinks-sql", str(langlinks), "--out", str(out)]) == 0
+    rows = read_corpus(out)
+    first = rows[0]
+    assert first["tokens"][:2] == ["Budapest", "Magyarország"]
+    assert first["conll_tags"][:2] == ["B-LOC", "B-LOC"]
+    assert first["dbpedia_tags"][:2] == ["B-City", "B-Country"]
+    stats = json.loads((out / "stats.json").read_text())
+    assert stats["titles_typed_by_source"] == {"langlinks": 3}
+
+
+def test_types_in_another_language_need_langlinks(tmp_path, capsys):
+    assert main(["build", "--demo", "--types-lang", "de", "--out", str(tmp_path / "o")]) == 2
+    assert "--langlinks-sql" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_infobox_mappings_alone_type_the_articles_with_mapped_infoboxes(tmp_path):
+    dump = shared_file(ENWIKI_EXTRACT)
+    mappings_dir = shared_file("dbpedia/mappings/en")
+    mappings = load_infobox_mappings(str(mappings_dir))
+    expected = sum(
+        1 for page in iter_pages(str(dump))
+        if getattr(page, "ns", None) == 0 and not page.redirect and infobox_class(template_names(page.text), mappings)
+    )
+    out = tmp_path / "out"
+    assert main(["build", "--dump", str(dump), "--lang", "en", "--infobox-mappings", str(mappings_dir),
+                 "--out", str(out)]) == 0
+    stats = json.loads((out / "stats.json").read_text())
+    check_accounting(stats)
+    assert expected > 30
+    assert stats["titles_typed_by_source"] == {"infobox": expected}
+    assert stats["sentences_kept"] > 0
+
+
+def test_dead_sparql_endpoint_is_a_clear_failure(tmp_path, capsys):
+    code = main(["build", "--demo", "--types", DEMO_TYPES, "--sparql", "http://127.0.0.1:9/sparql",
+                 "--sparql-retries", "0", "--sparql-timeout", "1", "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert code == 2 and "127.0.0.1:9" in err and "Traceback" not in err
+    assert not (tmp_path / "o" / "manifest.json").exists()
