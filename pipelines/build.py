@@ -189,7 +189,7 @@ def build_pipeline(pipeline: beam.Pipeline, config: BuildConfig, staging: str) -
     )
     if config.sparql:
         evidence["sparql"] = requests | "SparqlTypes" >> SparqlTypes(sparql_config(config))
-    infos = evidence | "TypeEntities" >> TypeEntities(
+    infos, typing_counts = evidence | "TypeEntities" >> TypeEntities(
         config.lang, ontology, table, types_files=config.types, entity_tables=config.entities,
         types_direct=types_lang(config) == config.lang,
     )
@@ -205,7 +205,8 @@ def build_pipeline(pipeline: beam.Pipeline, config: BuildConfig, staging: str) -
     rejects | "WriteRejects" >> WriteRejects(staging, config.shards)
     {
         "pages": pages, "read_rejects": read_rejects, "rejects": (parsed["rejects"], label_rejects)
-        | "PageRejects" >> beam.Flatten(), "skipped": parsed["skipped"], "infos": infos, "counts": counts,
+        | "PageRejects" >> beam.Flatten(), "skipped": parsed["skipped"], "infos": infos,
+        "counts": (counts, typing_counts) | "AllCounts" >> beam.Flatten(),
     } | "CollectStats" >> CollectStats(staging)
 
 
@@ -234,6 +235,7 @@ def make_stats(counts: Mapping[str, int]) -> dict:
         "ne_density": round(entity_tokens / tokens, 6) if tokens else 0.0,
         "titles_typed_by_source": group("titles_typed_by."),
         "titles_by_tag": group("titles_by_tag."),
+        "typing_conflicts": group("typing_conflicts."),
         "rules_fired": rules_fired(counts),
     }
     accounted = stats["pages_used"] + sum(stats["pages_skipped"].values()) + sum(stats["pages_rejected"].values())

@@ -1,6 +1,6 @@
 """The ``wikisilver entities`` job: step 1 alone, the resolved entity table of a dump.
 
-Writes ``entities/part-*.tsv`` (title, dbpedia_class, conll, fine, source, aliases) so that
+Writes ``entities/part-*.tsv`` or ``.parquet`` (title, dbpedia_class, conll, fine, source, aliases) so that
 later builds can reuse it with ``--entities DIR``, skipping the DBpedia inputs.
 """
 
@@ -28,9 +28,10 @@ from wikisilver.pipelines.transforms import ExtractArticles, ReadPages, SparqlTy
 
 
 class _WriteEntityPart(beam.DoFn):
-    def __init__(self, staging: str, shards: int) -> None:
+    def __init__(self, staging: str, shards: int, suffix: str) -> None:
         self.staging = staging
         self.shards = shards
+        self.suffix = suffix
 
     def process(self, element) -> Iterator[dict]:
         from wikisilver.sources import EntityRow, write_entity_table
@@ -46,7 +47,7 @@ class _WriteEntityPart(beam.DoFn):
             ),
             key=lambda row: row.title,
         )
-        write_entity_table(rows, str(Path(self.staging) / f"part-{shard:05d}-of-{self.shards:05d}.tsv"))
+        write_entity_table(rows, str(Path(self.staging) / f"part-{shard:05d}-of-{self.shards:05d}{self.suffix}"))
         counts: dict[str, int] = {}
         for row in rows:
             counts[f"source.{row.source}"] = counts.get(f"source.{row.source}", 0) + 1
@@ -54,7 +55,7 @@ class _WriteEntityPart(beam.DoFn):
         yield counts
 
 
-def run_entities(config: BuildConfig) -> dict:
+def run_entities(config: BuildConfig, table_format: str = "tsv") -> dict:
     """Run the typing stage over the dump(s) and entity sources; returns counts by source and tag."""
     check_inputs(config)
     out = Path(config.out).resolve()
@@ -63,6 +64,7 @@ def run_entities(config: BuildConfig) -> dict:
     staging.mkdir(parents=True)
     ontology, table = class_table(config.ontology)
     shards = config.shards
+    suffix = f".{table_format}"
     try:
         def construct(pipeline: beam.Pipeline) -> None:
             pages, _ = pipeline | "ReadPages" >> ReadPages(config.dumps)
@@ -73,7 +75,7 @@ def run_entities(config: BuildConfig) -> dict:
             if config.sparql:
                 # The entity table types the dump's own titles (a build asks for its link targets).
                 evidence["sparql"] = parsed["flags"] | "SparqlTypes" >> SparqlTypes(sparql_config(config))
-            infos = evidence | "TypeEntities" >> TypeEntities(
+            infos, _ = evidence | "TypeEntities" >> TypeEntities(
                 config.lang, ontology, table, types_files=config.types, entity_tables=config.entities
             )
             (
@@ -81,7 +83,7 @@ def run_entities(config: BuildConfig) -> dict:
                 | "Typed" >> beam.Filter(lambda kv: kv[1].entity is not None)
                 | "KeyByShard" >> beam.Map(lambda kv: (zlib.crc32(kv[0].encode()) % shards, kv[1]))
                 | "Group" >> beam.GroupByKey()
-                | "Write" >> beam.ParDo(_WriteEntityPart(str(staging), shards))
+                | "Write" >> beam.ParDo(_WriteEntityPart(str(staging), shards, suffix))
                 | "Sum" >> beam.CombineGlobally(_sum_counts)
                 | "WriteCounts" >> beam.Map(lambda c: write_json_atomic(staging / "counts.json", c))
             )
@@ -95,7 +97,7 @@ def run_entities(config: BuildConfig) -> dict:
             shutil.rmtree(target)
         (staging / "counts.json").unlink(missing_ok=True)
         for shard in range(shards):
-            part = staging / f"part-{shard:05d}-of-{shards:05d}.tsv"
+            part = staging / f"part-{shard:05d}-of-{shards:05d}{suffix}"
             if not part.exists():
                 from wikisilver.sources import write_entity_table
 

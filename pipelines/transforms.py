@@ -334,9 +334,15 @@ class _ChooseType(beam.DoFn):
         for source in ("types", "sparql", "langlinks", "infobox"):
             classes = list(groups.get(source, ()))
             if classes:
-                best, conflict = most_specific(classes, self.ontology)
+                best, off_one_chain = most_specific(classes, self.ontology)
+                # A conflict that matters: classes on different branches with different CoNLL tags
+                # (Delphi: a city and a programming language), not OfficeHolder vs Politician.
+                conflict = off_one_chain and len(
+                    {tag_for_class(c, self.class_table).conll for c in classes if c in self.class_table}
+                ) > 1
                 if conflict:
                     counter(f"typing_conflicts_within_{source}").inc()
+                    yield beam.pvalue.TaggedOutput("counts", {f"typing_conflicts.within_{source}": 1})
                 if best is not None:
                     candidates[source] = self._entity(best, source)
         entity = None
@@ -346,6 +352,7 @@ class _ChooseType(beam.DoFn):
                 break
         if len({c.conll for c in candidates.values()}) > 1:
             counter("typing_conflicts_between_sources").inc()
+            yield beam.pvalue.TaggedOutput("counts", {"typing_conflicts.between_sources": 1})
         is_calendar = False
         if entity is None and is_calendar_title(title, self.lang):
             entity = EntityType(title, None, "O", "O", "calendar")
@@ -368,7 +375,10 @@ class _ChooseType(beam.DoFn):
 
 
 class TypeEntities(beam.PTransform):
-    """Entity evidence keyed by title -> (title, TargetInfo) for every title any source knows."""
+    """Entity evidence keyed by title -> (title, TargetInfo) for every title any source knows.
+
+    Returns (infos, counts): counts are the typing conflicts, for stats.json.
+    """
 
     def __init__(
         self, lang: str, ontology: Ontology, class_table: Mapping[str, ClassTag],
@@ -428,7 +438,12 @@ class TypeEntities(beam.PTransform):
                 | "ReadEntityTable" >> beam.FlatMap(_read_entity_table)
             )
         choose = _ChooseType(self.lang, self.ontology, self.class_table)
-        return evidence | "GroupEvidence" >> beam.CoGroupByKey() | "ChooseType" >> beam.ParDo(choose)
+        chosen = (
+            evidence
+            | "GroupEvidence" >> beam.CoGroupByKey()
+            | "ChooseType" >> beam.ParDo(choose).with_outputs("counts", main="infos")
+        )
+        return chosen.infos, chosen.counts
 
 
 def _read_types(path: str) -> Iterator[tuple[str, str]]:

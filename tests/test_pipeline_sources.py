@@ -76,6 +76,13 @@ def test_entities_table_round_trip_gives_same_corpus(tmp_path, demo_reference):
     out = tmp_path / "out"
     assert main(["build", "--dump", DEMO_DUMP, "--lang", "en", "--entities", str(table), "--out", str(out)]) == 0
     assert read_corpus(out) == read_corpus(demo_reference)
+    parquet_table = tmp_path / "parquet-table"
+    assert main(["entities", "--dump", DEMO_DUMP, "--lang", "en", "--types", DEMO_TYPES, "--format", "parquet",
+                 "--out", str(parquet_table)]) == 0
+    assert len(list((parquet_table / "entities").glob("part-*.parquet"))) == 4
+    again = tmp_path / "again"
+    assert main(["build", "--dump", DEMO_DUMP, "--lang", "en", "--entities", str(parquet_table), "--out", str(again)]) == 0
+    assert read_corpus(again) == read_corpus(demo_reference)
 
 
 def sql_dump(table: str, columns: list[str], rows: list[tuple]) -> str:

@@ -416,3 +416,29 @@ def test_check_endpoint_refuses_a_non_sparql_answer() -> None:
     with ScriptedEndpoint(lambda n, q: (200, {}, b'{"head": {}, "results": {"bindings": []}}', 0.0)) as endpoint:
         with pytest.raises(SparqlError, match="no boolean"):
             check_endpoint(SparqlConfig(endpoint.url, **FAST))
+
+
+def test_build_typed_by_a_real_sparql_endpoint_matches_the_types_dump(oxigraph: dict, tmp_path) -> None:
+    """The build job asks the endpoint for its link targets' types: same corpus as from the dump."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    from wikisilver.cli import main
+    from wikisilver.commands.build import demo_inputs
+
+    dump, types = demo_inputs()
+    base = oxigraph["endpoint"].rsplit("/", 1)[0]
+    _post_ntriples(base, Path(types).read_text(encoding="utf-8"))
+
+    def corpus(out: Path) -> list[dict]:
+        rows = [row for part in sorted((out / "parquet").glob("*.parquet")) for row in pq.read_table(part).to_pylist()]
+        return sorted(rows, key=lambda r: (r["page_id"], r["sentence_index"]))
+
+    by_dump, by_sparql = tmp_path / "dump", tmp_path / "sparql"
+    assert main(["build", "--dump", dump, "--lang", "en", "--types", types, "--out", str(by_dump)]) == 0
+    assert main(["build", "--dump", dump, "--lang", "en", "--sparql", oxigraph["endpoint"],
+                 "--sparql-batch-size", "7", "--out", str(by_sparql)]) == 0
+    assert corpus(by_sparql) == corpus(by_dump)
+    stats = json.loads((by_sparql / "stats.json").read_text())
+    assert set(stats["titles_typed_by_source"]) == {"sparql"}

@@ -18,6 +18,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lang", required=True, help="wiki language code (en, hu, …)")
     parser.add_argument("--out", required=True, help="output directory: writes OUT/entities/part-*.tsv")
     parser.add_argument("--shards", type=int, default=4, help="number of part files (default 4)")
+    parser.add_argument("--format", choices=("tsv", "parquet"), default="tsv",
+                        help="table format of the part files (default tsv); --entities reads both")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing table in --out")
     add_entity_source_options(parser)
 
@@ -36,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
         langlinks_sql=tuple(args.langlinks_sql),
         overwrite=args.overwrite, beam_args=tuple(args.beam_args),
     )
-    summary = run_entities(config)
+    summary = run_entities(config, args.format)
     print(f"wikisilver entities: table written to {args.out}/entities/")
     print(json.dumps(summary, indent=2, ensure_ascii=False))
     return 0
