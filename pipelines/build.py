@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import json
 import logging
 import os
 import shutil
@@ -145,7 +146,8 @@ def sparql_config(config: BuildConfig):
 def prepare_output(out: Path, overwrite: bool) -> None:
     """Refuse to overwrite a finished corpus unless told to; make sure the directory is writable."""
     if (out / "manifest.json").exists() and not overwrite:
-        raise InputError(str(out), "holds a finished corpus (manifest.json); pass --overwrite to replace it")
+        raise InputError(str(out), "holds a finished corpus of other inputs or options (manifest.json); "
+                                   "pass --overwrite to replace it")
     try:
         out.mkdir(parents=True, exist_ok=True)
         probe = out / f".write-test-{uuid.uuid4().hex}"
@@ -275,8 +277,6 @@ def finalize(staging: Path, out: Path, config: BuildConfig) -> dict:
         tsv, parquet = staging / "tsv" / f"{name}.tsv", staging / "parquet" / f"{name}.parquet"
         if not tsv.exists():
             write_part([], tsv, parquet)
-    import json
-
     counts = json.loads((staging / "counts.json").read_text(encoding="utf-8"))
     stats = make_stats(counts)
     for name in OUTPUT_DIRS:
@@ -337,10 +337,51 @@ def _root_cause(error: BaseException) -> str:
     return f"{type(error).__name__}: {str(error).strip().splitlines()[-1] if str(error).strip() else ''}"[:500]
 
 
+class AlreadyBuilt(Exception):
+    """--out holds a finished corpus of the same inputs and configuration: nothing to do."""
+
+    def __init__(self, stats: dict) -> None:
+        super().__init__("already built")
+        self.stats = stats
+
+
+def _comparable(config: BuildConfig) -> dict:
+    data = asdict(config)
+    for volatile in ("overwrite", "beam_args", "strict"):
+        data.pop(volatile, None)
+    data["dumps"] = [[os.path.abspath(p), os.path.getsize(p)] for p in config.dumps]
+    for key in ("types", "entities", "page_sql", "redirect_sql", "page_props_sql", "langlinks_sql", "multistream_index"):
+        data[key] = [os.path.abspath(p) for p in data[key]]
+    data["out"] = os.path.abspath(config.out)
+    return json.loads(json.dumps(data))
+
+
+def finished_same_build(out: Path, config: BuildConfig) -> dict | None:
+    """The stats of a finished corpus in ``out`` built from the same inputs and options, if any."""
+    manifest_path, stats_path = out / "manifest.json", out / "stats.json"
+    if not (manifest_path.exists() and stats_path.exists()):
+        return None
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        same = manifest.get("comparable") == _comparable(config)
+        return json.loads(stats_path.read_text(encoding="utf-8")) if same else None
+    except (OSError, ValueError):
+        return None
+
+
 def run_build(config: BuildConfig) -> dict:
-    """Run the build job; returns stats. Raises InputError for bad input before any work."""
+    """Run the build job; returns stats. Raises InputError for bad input before any work.
+
+    A scheduled rerun over a finished corpus of the same inputs and options raises
+    :class:`AlreadyBuilt` (nothing to do); a finished corpus of other inputs is never overwritten
+    without ``--overwrite``.
+    """
     check_inputs(config)
     out = Path(config.out).resolve()
+    if not config.overwrite:
+        previous = finished_same_build(out, config)
+        if previous is not None:
+            raise AlreadyBuilt(previous)
     prepare_output(out, config.overwrite)
     stale = out / "manifest.json"
     if stale.exists():
@@ -370,6 +411,7 @@ def run_build(config: BuildConfig) -> dict:
             "infobox_mappings": os.path.abspath(config.infobox_mappings) if config.infobox_mappings else None,
         },
         "config": {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(config).items()},
+        "comparable": _comparable(config),
         "outputs": {
             "tsv": sorted(p.name for p in (out / "tsv").iterdir()),
             "parquet": sorted(p.name for p in (out / "parquet").iterdir()),

@@ -99,10 +99,18 @@ def test_demo_manifest_records_inputs_and_config(demo_corpus):
     assert manifest["started"] <= manifest["finished"]
 
 
-def test_finished_output_is_not_overwritten(demo_corpus, capsys):
-    assert main(["build", "--demo", "--out", str(demo_corpus)]) == 2
+def test_rerun_of_a_finished_build_is_skipped(demo_corpus, capsys):
+    manifest = (demo_corpus / "manifest.json").read_text()
+    assert main(["build", "--demo", "--out", str(demo_corpus)]) == 0
+    assert "nothing to do" in capsys.readouterr().err
+    assert (demo_corpus / "manifest.json").read_text() == manifest  # untouched
+
+
+def test_finished_output_of_other_inputs_is_not_overwritten(demo_corpus, capsys):
+    assert main(["build", "--demo", "--shards", "2", "--out", str(demo_corpus)]) == 2
     err = capsys.readouterr().err
     assert "--overwrite" in err and "Traceback" not in err
+    assert len(list((demo_corpus / "tsv").glob("part-*"))) == 4
 
 
 def test_missing_dump_is_one_line_error(tmp_path, capsys):
@@ -136,3 +144,19 @@ def test_english_extract_single_and_two_workers_give_same_corpus(tmp_path):
     assert stats["sentences_kept"] > 100
     assert read_corpus(one) == read_corpus(two)
     assert json.loads((two / "stats.json").read_text()) == stats
+
+
+def test_config_file_gives_options_and_flags_win(tmp_path, capsys):
+    from wikisilver.commands.build import demo_inputs
+
+    dump, types = demo_inputs()
+    config = tmp_path / "build.toml"
+    config.write_text(f'dump = "{dump}"\ntypes = ["{types}"]\nlang = "en"\nshards = 2\nout = "{tmp_path / "fromfile"}"\n')
+    out = tmp_path / "flags"
+    assert main(["build", "--config", str(config), "--shards", "3", "--out", str(out)]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["config"]["shards"] == 3 and manifest["config"]["types"] == [types]
+    assert len(list((out / "tsv").glob("part-*"))) == 3
+    config.write_text('lang = "en"\nno_such_option = 1\n')
+    assert main(["build", "--config", str(config)]) == 2
+    assert "no_such_option" in capsys.readouterr().err

@@ -28,8 +28,39 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict]:
     for module in load_commands():
         sub_parser = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
         module.configure(sub_parser)
-        modules[module.NAME] = module
+        if getattr(module, "ACCEPTS_CONFIG", False):
+            sub_parser.add_argument(
+                "--config", metavar="FILE",
+                help="TOML file of options (keys are the long option names, e.g. lang = \"hu\", "
+                     "types = [\"a.nt.bz2\"]); flags on the command line win",
+            )
+        modules[module.NAME] = (module, sub_parser)
     return parser, modules
+
+
+def apply_config_file(sub_parser: argparse.ArgumentParser, path: str) -> None:
+    """Options from a TOML file become the subcommand's defaults, so command-line flags still win."""
+    import tomllib
+
+    from wikisilver.errors import InputError
+
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except FileNotFoundError:
+        raise InputError(path, "no such config file") from None
+    except tomllib.TOMLDecodeError as error:
+        raise InputError(path, f"not valid TOML ({error})") from None
+    known = {action.dest: action for action in sub_parser._actions}
+    defaults = {}
+    for key, value in data.items():
+        dest = key.replace("-", "_")
+        if dest not in known or dest in ("help", "config"):
+            raise InputError(path, f"unknown option {key!r} (use the long option names of --help)")
+        if isinstance(known[dest], argparse._AppendAction) and not isinstance(value, list):
+            value = [value]
+        defaults[dest] = value
+    sub_parser.set_defaults(**defaults)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,7 +69,14 @@ def main(argv: list[str] | None = None) -> int:
     if not args.command:
         parser.print_help()
         return 2
-    module = modules[args.command]
+    module, sub_parser = modules[args.command]
+    if getattr(args, "config", None):
+        try:
+            apply_config_file(sub_parser, args.config)
+        except WikisilverError as error:
+            print(f"wikisilver {args.command}: error: {error}", file=sys.stderr)
+            return 2
+        args, extra = parser.parse_known_args(argv)
     if extra and not getattr(module, "ACCEPTS_BEAM_OPTIONS", False):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     args.beam_args = extra

@@ -12,6 +12,7 @@ from pathlib import Path
 NAME = "build"
 HELP = "Build a silver NER corpus from Wikipedia dump(s) (Apache Beam job)."
 ACCEPTS_BEAM_OPTIONS = True
+ACCEPTS_CONFIG = True
 
 log = logging.getLogger(__name__)
 
@@ -102,7 +103,7 @@ def demo_inputs() -> tuple[str, str]:
 def run(args: argparse.Namespace) -> int:
     from wikisilver import dump as dumplib
     from wikisilver.errors import InputError
-    from wikisilver.pipelines.build import BuildConfig, run_build
+    from wikisilver.pipelines.build import AlreadyBuilt, BuildConfig, run_build
 
     dumps, types = list(args.dump), list(args.types)
     lang = args.lang
@@ -110,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
         demo_dump, demo_types = demo_inputs()
         dumps, types, lang = dumps or [demo_dump], types or [demo_types], lang or "en"
     if not dumps:
-        raise InputError(None, "no dump given: pass --dump FILE (or --demo)")
+        raise InputError(None, "no dump given: pass --dump FILE (or --demo, or a --config file with dump = [...])")
     for path in dumps:
         if not Path(path).is_file():
             raise InputError(path, "no such file")
@@ -136,7 +137,14 @@ def run(args: argparse.Namespace) -> int:
         drop_low_quality=args.drop_low_quality, overwrite=args.overwrite, strict=args.strict,
         beam_args=tuple(args.beam_args),
     )
-    stats = run_build(config)
+    try:
+        stats = run_build(config)
+    except AlreadyBuilt as done:
+        print(f"wikisilver build: {out} already holds the finished corpus of these inputs and options; "
+              "nothing to do (pass --overwrite to rebuild)", file=sys.stderr)
+        stats = done.stats
+        print_summary(out, stats)
+        return 0
     print_summary(out, stats)
     problems = sum(stats["pages_rejected"].values()) + sum(stats["stream_errors"].values())
     if problems:

@@ -10,6 +10,7 @@ from wikisilver.commands.build import add_entity_source_options, check_language,
 NAME = "entities"
 HELP = "Resolve the entity table (title, class, tags, source, aliases) of dump(s) and entity sources."
 ACCEPTS_BEAM_OPTIONS = True
+ACCEPTS_CONFIG = True
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
