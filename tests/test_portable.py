@@ -7,7 +7,8 @@ default DirectRunner shows the pipeline survives what a cluster runner does to i
 DoFn, coder and side input is serialized into the proto and rebuilt in the harness.
 
 With ``--environment_type LOOPBACK`` the SDK harness runs inside this test process, so the
-test needs no Docker and downloads nothing.
+test needs no Docker and downloads nothing. It takes a few seconds (the demo dump), so it is
+not marked slow.
 """
 
 from __future__ import annotations
@@ -24,8 +25,6 @@ import pyarrow.parquet as pq
 import pytest
 
 from wikisilver.cli import main
-
-pytestmark = pytest.mark.slow
 
 STARTUP_SECONDS = 60  # importing Beam in a fresh interpreter takes a few seconds on a busy machine
 

@@ -351,18 +351,7 @@ class Labeller:
                 decision = self._cleanse(tokens, covered, decision, counts, link, spans, mentions)
                 if decision is None:
                     continue
-            for i in covered:
-                if mentions[i] is not None:
-                    continue
-                if tokens[i] == "," and decision.conll == "LOC" and self.config.on("location_comma_split"):
-                    # "Hodgenville, Kentucky" names two places: LOC , LOC.
-                    counts["location_comma_split"] += 1
-                    mentions[i] = _Mention("O", "O", "", "location_comma_split")
-                    next_group += 1
-                    continue
-                mentions[i] = decision
-                group[i] = next_group
-            next_group += 1
+            next_group = self._assign(covered, decision, tokens, mentions, group, next_group, counts)
         # 2. Unlinked mentions through the alias set, longest match first.
         i = 0
         while i < n:
@@ -373,15 +362,7 @@ class Labeller:
             for form, mention in aliases.get(tokens[i], ()):
                 end = i + len(form)
                 if end <= n and tuple(tokens[i:end]) == form and all(m is None for m in mentions[i:end]):
-                    for k in range(i, end):
-                        if tokens[k] == "," and mention.conll == "LOC" and self.config.on("location_comma_split"):
-                            counts["location_comma_split"] += 1
-                            mentions[k] = _Mention("O", "O", "", "location_comma_split")
-                            next_group += 1
-                            continue
-                        mentions[k] = mention
-                        group[k] = next_group
-                    next_group += 1
+                    next_group = self._assign(range(i, end), mention, tokens, mentions, group, next_group, counts)
                     counts[mention.rule] += 1
                     matched = len(form)
                     break
@@ -425,6 +406,24 @@ class Labeller:
                 return None
             counts["sentence_initial_o"] += 1
         return self._finish(article, index, tokens, annotations, mentions, group, counts)
+
+    def _assign(self, indices, mention: _Mention, tokens, mentions, group, next_group: int, counts) -> int:
+        """Give the still-free tokens at ``indices`` one mention; returns the next mention id.
+
+        A comma inside a location splits it: "Hodgenville, Kentucky" names two places (LOC , LOC).
+        """
+        split = mention.conll == "LOC" and self.config.on("location_comma_split")
+        for i in indices:
+            if mentions[i] is not None:
+                continue
+            if split and tokens[i] == ",":
+                counts["location_comma_split"] += 1
+                mentions[i] = _Mention("O", "O", "", "location_comma_split")
+                next_group += 1
+                continue
+            mentions[i] = mention
+            group[i] = next_group
+        return next_group + 1
 
     def _cleanse(self, tokens, covered, decision, counts, link, spans, mentions) -> _Mention | None:
         """Reference cleansing and Hungarian hyphen compounds for one entity link (mutates mentions)."""
