@@ -184,3 +184,32 @@ def test_dead_sparql_endpoint_is_a_clear_failure(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 2 and "127.0.0.1:9" in err and "Traceback" not in err
     assert not (tmp_path / "o" / "manifest.json").exists()
+
+
+def test_redirect_chains_are_followed_and_loops_are_unk(tmp_path):
+    """[[Donau]] -> Duna -> Danube (a double redirect) is the river; a loop is unknown (UNK)."""
+    xml = bz2.decompress(Path(DEMO_DUMP).read_bytes()).decode()
+    extra = {
+        901: ("Donau", "Duna"),          # Duna -> Danube in the demo: a chain of two
+        902: ("Loop A", "Loop B"),
+        903: ("Loop B", "Loop A"),
+    }
+    pages = "".join(
+        f"  <page>\n    <title>{title}</title>\n    <ns>0</ns>\n    <id>{page_id}</id>\n"
+        f"    <redirect title=\"{target}\" />\n    <revision><id>{page_id}0</id>"
+        f"<text xml:space=\"preserve\">#REDIRECT [[{target}]]</text></revision>\n  </page>\n"
+        for page_id, (title, target) in extra.items()
+    )
+    xml = xml.replace("The largest city on the river is [[Budapest]].",
+                      "The largest city on the [[Donau]] is [[Budapest]]. Ships pass [[Loop A]] daily.")
+    dump = tmp_path / "chainwiki-pages-articles.xml.bz2"
+    dump.write_bytes(bz2.compress(xml.replace("</mediawiki>", pages + "</mediawiki>").encode()))
+    out = tmp_path / "out"
+    assert main(["build", "--dump", str(dump), "--lang", "en", "--types", DEMO_TYPES, "--out", str(out)]) == 0
+    rows = read_corpus(out)
+    largest = next(r for r in rows if r["tokens"][:4] == ["The", "largest", "city", "on"])
+    assert largest["conll_tags"][5] == "B-LOC" and largest["spans"][0]["target"] == "Danube"
+    assert not any("Loop" in r["tokens"] for r in rows), "a link into a redirect loop is UNK: sentence dropped"
+    stats = json.loads((out / "stats.json").read_text())
+    check_accounting(stats)
+    assert stats["pages_skipped"]["redirect"] == 8

@@ -63,6 +63,13 @@ def apply_config_file(sub_parser: argparse.ArgumentParser, path: str) -> None:
     sub_parser.set_defaults(**defaults)
 
 
+class _QuietBeamImports(logging.Filter):
+    """Beam warns at import time that Google Cloud clients are missing; they are not used here."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("apitools not found")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser, modules = build_parser()
     args, extra = parser.parse_known_args(argv)
@@ -82,6 +89,8 @@ def main(argv: list[str] | None = None) -> int:
     args.beam_args = extra
     level = logging.DEBUG if args.verbose else logging.WARNING if args.quiet else logging.INFO
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(_QuietBeamImports())
     try:
         return int(module.run(args) or 0)
     except WikisilverError as error:
