@@ -281,8 +281,17 @@ def _ancestors(ontology: Ontology, cls: str) -> frozenset[str]:
 
 
 def depth(ontology: Ontology, cls: str) -> int:
-    """Length of the longest parent path from ``cls`` to Thing (Thing and unknown classes: 0)."""
-    memo: dict[str, int] = {}
+    """Length of the longest parent path from ``cls`` to Thing (Thing and unknown classes: 0).
+
+    Depths are memoized on the ontology object: typing calls this for every typed title, and an
+    ontology never changes once loaded.
+    """
+    memo: dict[str, int] | None = ontology.__dict__.get("_depths")
+    if memo is None:
+        memo = {}
+        object.__setattr__(ontology, "_depths", memo)  # a cache, not a field: equality is unchanged
+    if cls in memo:
+        return memo[cls]
 
     def walk(name: str, path: frozenset[str]) -> int:
         if name in memo:

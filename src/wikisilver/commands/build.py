@@ -62,7 +62,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="build the corpus of the demo dump bundled with the package")
     add_entity_source_options(parser)
     tuning = parser.add_argument_group("output and rules")
-    tuning.add_argument("--shards", type=int, default=4, help="number of part files (default 4)")
+    tuning.add_argument("--shards", type=int, default=None,
+                        help="number of part files (default: one per 64 MiB of compressed dump, at least 4)")
     tuning.add_argument("--overwrite", action="store_true", help="replace a finished corpus in --out")
     tuning.add_argument("--strict", action="store_true",
                         help="exit non-zero when any page was rejected or a dump was truncated/corrupt")
@@ -125,9 +126,12 @@ def run(args: argparse.Namespace) -> int:
     if not out:
         date = dumplib.wiki_date_from_name(dumps[0]) or "latest"
         out = str(Path("output") / ("demo" if args.demo else f"{lang}wiki") / date)
+    from wikisilver.pipelines.build import auto_shards
+
+    shards = args.shards if args.shards is not None else auto_shards(tuple(dumps))
     config = BuildConfig(
         dumps=tuple(dumps), lang=lang, out=out, multistream_index=tuple(args.multistream_index), types=tuple(types), ontology=args.ontology,
-        entities=expand_entity_tables(args.entities), infobox_mappings=args.infobox_mappings, shards=args.shards,
+        entities=expand_entity_tables(args.entities), infobox_mappings=args.infobox_mappings, shards=shards,
         sparql=args.sparql, sparql_batch_size=args.sparql_batch_size, sparql_timeout=args.sparql_timeout,
         sparql_retries=args.sparql_retries, types_lang=args.types_lang, page_sql=tuple(args.page_sql),
         redirect_sql=tuple(args.redirect_sql), page_props_sql=tuple(args.page_props_sql),
