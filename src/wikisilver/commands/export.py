@@ -1,0 +1,35 @@
+"""``wikisilver export``: our Parquet corpus as CoNLL-2003, CoNLL-U Plus, spaCy DocBin or JSONL."""
+
+from __future__ import annotations
+
+import argparse
+
+from wikisilver.exports import EXPORT_FORMATS, EXPORT_TAGSETS, SCHEMES, export_corpus
+
+NAME = "export"
+HELP = "Write a corpus (Parquet output of build) as CoNLL-2003, CoNLL-U Plus, spaCy or JSONL"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("corpus", metavar="CORPUS_DIR",
+                        help="output directory of `wikisilver build` (or its parquet/ folder or a part)")
+    parser.add_argument("--format", required=True, choices=EXPORT_FORMATS, help="format to write")
+    parser.add_argument("--out", required=True, metavar="FILE", help="file to write")
+    parser.add_argument("--scheme", choices=SCHEMES, default="iob2",
+                        help="tag scheme of the CoNLL formats (default iob2; CoNLL-2003 itself used iob1)")
+    parser.add_argument("--tagset", choices=EXPORT_TAGSETS, default="conll",
+                        help="conll: PER/LOC/ORG/MISC (default); dbpedia: the most specific DBpedia class")
+    parser.add_argument("--exclude-low-quality", action="store_true",
+                        help="leave out sentences flagged as fragments")
+
+
+def run(args: argparse.Namespace) -> int:
+    report = export_corpus(
+        args.corpus, args.out, args.format, scheme=args.scheme, tagset=args.tagset,
+        exclude_low_quality=args.exclude_low_quality,
+    )
+    print(
+        f"wrote {report.sentences} sentences ({report.articles} articles, {report.tokens} tokens, "
+        f"{report.mentions} entity mentions) to {report.path}"
+    )
+    return 0

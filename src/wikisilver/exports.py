@@ -1,0 +1,388 @@
+"""After step 5: our Parquet corpus in the formats NER tools read, and one article for a terminal.
+
+Formats: CoNLL-2003 (``token POS _ TAG``, ``-DOCSTART- -X- -X- O`` before each article, IOB1 or
+IOB2), CoNLL-U Plus (the ten CoNLL-U columns + ``WIKISILVER:NER``), spaCy ``DocBin`` (when spaCy is
+installed) and JSONL with character offsets into the space-joined sentence text. Rows are streamed
+batch by batch from the part files: a large Wikipedia's corpus does not fit in memory (spaCy's
+DocBin, which is one object per file, is the exception).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from wikisilver.conll import iob_to_spans
+from wikisilver.errors import InputError
+from wikisilver.records import EntitySpan, LabelledSentence
+
+EXPORT_FORMATS = ("conll2003", "conllup", "spacy", "jsonl")
+SCHEMES = ("iob1", "iob2")
+EXPORT_TAGSETS = ("conll", "dbpedia")
+NER_COLUMN = "WIKISILVER:NER"
+CONLLUP_COLUMNS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC",
+                   NER_COLUMN)
+DOCSTART = "-DOCSTART- -X- -X- O"
+
+_WHITESPACE = re.compile(r"\s")
+
+
+@dataclass(frozen=True)
+class Mention:
+    """An entity mention of a sentence in one tagset: token span ``[start, end)``, label, target."""
+
+    start: int
+    end: int
+    label: str
+    target: str | None
+
+
+@dataclass(frozen=True)
+class ExportReport:
+    """What an export wrote."""
+
+    path: Path
+    articles: int
+    sentences: int
+    tokens: int
+    mentions: int
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def parquet_files(corpus: str | Path) -> list[Path]:
+    """The Parquet part files of a corpus: ``DIR/parquet/*.parquet``, ``DIR/*.parquet`` or a file."""
+    path = Path(corpus)
+    if path.is_file():
+        return [path]
+    if not path.is_dir():
+        raise InputError(str(path), "no such corpus directory")
+    for folder in (path / "parquet", path):
+        files = sorted(
+            p for p in folder.glob("*.parquet") if not p.name.startswith((".", "_"))
+        ) if folder.is_dir() else []
+        if files:
+            return files
+    raise InputError(str(path), "no Parquet part files (expected parquet/part-*.parquet)")
+
+
+def _sentence(row: dict) -> LabelledSentence:
+    return LabelledSentence(
+        page_id=row["page_id"], title=row["title"], index=row["sentence_index"],
+        tokens=tuple(row["tokens"]), lemmas=tuple(row["lemmas"]), pos=tuple(row["pos"]),
+        dbpedia_tags=tuple(row["dbpedia_tags"]), conll_tags=tuple(row["conll_tags"]),
+        spans=tuple(EntitySpan(**span) for span in row["spans"]),
+        low_quality=row["low_quality"], quality_reasons=tuple(row["quality_reasons"]),
+    )
+
+
+def read_sentences(
+    corpus: str | Path, *, exclude_low_quality: bool = False, batch_size: int = 2048
+) -> Iterator[LabelledSentence]:
+    """Sentences of our Parquet corpus in file order (within a part: page id, sentence index)."""
+    import pyarrow.parquet as pq
+
+    for path in parquet_files(corpus):
+        try:
+            handle = pq.ParquetFile(path)
+        except (OSError, ValueError) as error:
+            raise InputError(str(path), f"not a readable Parquet file ({error})") from None
+        row_no = 0
+        for batch in handle.iter_batches(batch_size=batch_size):
+            for row in batch.to_pylist():
+                row_no += 1
+                if exclude_low_quality and row["low_quality"]:
+                    continue
+                try:
+                    sentence = _sentence(row)
+                except (KeyError, TypeError) as error:
+                    raise InputError(str(path), f"not a wikisilver corpus row ({error})",
+                                     f"row {row_no}") from None
+                if len(sentence.conll_tags) != len(sentence.tokens):
+                    raise InputError(str(path), f"{len(sentence.conll_tags)} tags for "
+                                     f"{len(sentence.tokens)} tokens", f"row {row_no}")
+                yield sentence
+
+
+def read_article(
+    corpus: str | Path, title: str, *, limit: int | None = None
+) -> list[LabelledSentence]:
+    """The sentences of one article, by sentence index; only row groups that may hold it are read."""
+    import pyarrow.dataset as ds
+
+    dataset = ds.dataset([str(p) for p in parquet_files(corpus)], format="parquet")
+    # The filter is pushed down: row groups whose title statistics exclude it are skipped.
+    table = dataset.to_table(filter=ds.field("title") == title)
+    sentences = sorted((_sentence(row) for row in table.to_pylist()), key=lambda s: s.index)
+    return sentences[:limit] if limit is not None else sentences
+
+
+def close_titles(corpus: str | Path, title: str, count: int = 5) -> list[str]:
+    """Titles of the corpus that look like ``title`` (case-insensitive), best first."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    titles: set[str] = set()
+    for path in parquet_files(corpus):
+        for batch in pq.ParquetFile(path).iter_batches(columns=["title"], batch_size=65536):
+            titles.update(pc.unique(batch.column(0)).to_pylist())
+    by_folded: dict[str, str] = {}
+    for known in sorted(titles):
+        by_folded.setdefault(known.casefold(), known)
+    matches = difflib.get_close_matches(title.casefold(), list(by_folded), n=count, cutoff=0.6)
+    return [by_folded[m] for m in matches]
+
+
+# --------------------------------------------------------------------------- tags
+
+
+def mentions(sentence: LabelledSentence, tagset: str = "conll") -> list[Mention]:
+    """The mentions the sentence's tags carry, with the link target of the span behind each."""
+    tags = sentence.conll_tags if tagset == "conll" else sentence.dbpedia_tags
+    targets = {(span.start, span.end): span.target for span in sentence.spans}
+    return [
+        Mention(start, end, label, targets.get((start, end)) or None)
+        for start, end, label in iob_to_spans(tags)
+    ]
+
+
+def tags_in_scheme(length: int, found: Iterable[Mention], scheme: str = "iob2") -> list[str]:
+    """Tags of the mentions: IOB2 (every mention starts with B-) or IOB1 (B- only where a mention
+    directly follows another of the same type, as in the original CoNLL-2003 files)."""
+    tags = ["O"] * length
+    previous: Mention | None = None
+    for mention in sorted(found, key=lambda m: m.start):
+        adjacent = previous is not None and previous.end == mention.start and previous.label == mention.label
+        first = "B" if scheme == "iob2" or adjacent else "I"
+        tags[mention.start] = f"{first}-{mention.label}"
+        for i in range(mention.start + 1, mention.end):
+            tags[i] = f"I-{mention.label}"
+        previous = mention
+    return tags
+
+
+def _cell(text: str) -> str:
+    """A token as one whitespace-free column cell (CoNLL-2003 splits on any whitespace)."""
+    return _WHITESPACE.sub("_", text) or "_"
+
+
+# --------------------------------------------------------------------------- writers
+
+
+def write_conll2003(
+    handle: TextIO, sentences: Iterable[LabelledSentence], *, scheme: str = "iob2",
+    tagset: str = "conll",
+) -> tuple[int, int, int, int]:
+    """``token POS _ TAG`` lines, a blank line after each sentence, ``-DOCSTART-`` per article."""
+    counts = _Counts()
+    for sentence in sentences:
+        if counts.new_article(sentence):
+            handle.write(f"{DOCSTART}\n\n")
+        found = mentions(sentence, tagset)
+        counts.add(sentence, found)
+        tags = tags_in_scheme(len(sentence.tokens), found, scheme)
+        pos = sentence.pos or ("_",) * len(sentence.tokens)
+        handle.writelines(f"{_cell(token)} {_cell(tag_pos)} _ {tag}\n" for token, tag_pos, tag in zip(sentence.tokens, pos, tags))
+        handle.write("\n")
+    return counts.as_tuple()
+
+
+def write_conllup(
+    handle: TextIO, sentences: Iterable[LabelledSentence], *, scheme: str = "iob2",
+    tagset: str = "conll",
+) -> tuple[int, int, int, int]:
+    """CoNLL-U Plus: the CoNLL-U columns (no syntax: ``_``) and the NER tag in ``WIKISILVER:NER``.
+
+    Whether a token was followed by a space is not kept in the corpus, so MISC stays ``_`` rather
+    than claiming ``SpaceAfter=No`` or its absence.
+    """
+    handle.write(f"# global.columns = {' '.join(CONLLUP_COLUMNS)}\n")
+    counts = _Counts()
+    for sentence in sentences:
+        if counts.new_article(sentence):
+            handle.write(f"# newdoc id = {sentence.page_id}\n")
+            handle.write(f"# doc_title = {_one_line(sentence.title)}\n")
+        found = mentions(sentence, tagset)
+        counts.add(sentence, found)
+        tags = tags_in_scheme(len(sentence.tokens), found, scheme)
+        handle.write(f"# sent_id = {sentence.page_id}-{sentence.index}\n")
+        handle.write(f"# text = {_one_line(' '.join(sentence.tokens))}\n")
+        n = len(sentence.tokens)
+        lemmas = sentence.lemmas or ("_",) * n
+        pos = sentence.pos or ("_",) * n
+        for i, (token, lemma, upos, tag) in enumerate(zip(sentence.tokens, lemmas, pos, tags), 1):
+            cells = (str(i), _tsv_cell(token), _tsv_cell(lemma), _tsv_cell(upos), "_", "_", "_", "_",
+                     "_", "_", tag)
+            handle.write("\t".join(cells) + "\n")
+        handle.write("\n")
+    return counts.as_tuple()
+
+
+def _one_line(text: str) -> str:
+    return text.replace("\r", " ").replace("\n", " ")
+
+
+def _tsv_cell(text: str) -> str:
+    return text.replace("\t", " ").replace("\n", " ").replace("\r", " ") or "_"
+
+
+def jsonl_record(sentence: LabelledSentence, tagset: str = "conll") -> dict:
+    """One sentence as JSON: text is the tokens joined by single spaces, offsets index into it."""
+    tokens = []
+    position = 0
+    for token in sentence.tokens:
+        tokens.append({"text": token, "start": position, "end": position + len(token)})
+        position += len(token) + 1
+    entities = [
+        {"start": tokens[m.start]["start"], "end": tokens[m.end - 1]["end"], "label": m.label,
+         "target": m.target}
+        for m in mentions(sentence, tagset)
+    ]
+    return {
+        "id": f"{sentence.page_id}-{sentence.index}",
+        "title": sentence.title,
+        "page_id": sentence.page_id,
+        "sentence_index": sentence.index,
+        "text": " ".join(sentence.tokens),
+        "tokens": tokens,
+        "entities": entities,
+    }
+
+
+def write_jsonl(
+    handle: TextIO, sentences: Iterable[LabelledSentence], *, tagset: str = "conll"
+) -> tuple[int, int, int, int]:
+    """One JSON object per sentence and line (see :func:`jsonl_record`)."""
+    counts = _Counts()
+    for sentence in sentences:
+        counts.new_article(sentence)
+        record = jsonl_record(sentence, tagset)
+        counts.sentences += 1
+        counts.tokens += len(sentence.tokens)
+        counts.mentions += len(record["entities"])
+        handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+    return counts.as_tuple()
+
+
+def write_spacy(
+    path: Path, sentences: Iterable[LabelledSentence], *, tagset: str = "conll"
+) -> tuple[int, int, int, int]:
+    """A spaCy ``DocBin`` (``.spacy``): one Doc per sentence, entities as ``doc.ents``, the
+    title, page id and sentence index in ``doc.user_data``."""
+    try:
+        from spacy.tokens import Doc, DocBin, Span
+        from spacy.vocab import Vocab
+    except ImportError:
+        raise InputError(None, "the spacy format needs spaCy: pip install spacy") from None
+    vocab = Vocab()
+    doc_bin = DocBin(store_user_data=True)
+    counts = _Counts()
+    for sentence in sentences:
+        counts.new_article(sentence)
+        found = mentions(sentence, tagset)
+        counts.add(sentence, found)
+        doc = Doc(vocab, words=list(sentence.tokens), spaces=[True] * len(sentence.tokens))
+        doc.ents = [Span(doc, m.start, m.end, label=m.label) for m in found]
+        doc.user_data.update(
+            {"title": sentence.title, "page_id": sentence.page_id, "sentence_index": sentence.index}
+        )
+        doc_bin.add(doc)
+    doc_bin.to_disk(path)
+    return counts.as_tuple()
+
+
+class _Counts:
+    def __init__(self) -> None:
+        self.articles = self.sentences = self.tokens = self.mentions = 0
+        self._page: int | None = None
+
+    def new_article(self, sentence: LabelledSentence) -> bool:
+        if sentence.page_id == self._page:
+            return False
+        self._page = sentence.page_id
+        self.articles += 1
+        return True
+
+    def add(self, sentence: LabelledSentence, found: Sequence[Mention]) -> None:
+        self.sentences += 1
+        self.tokens += len(sentence.tokens)
+        self.mentions += len(found)
+
+    def as_tuple(self) -> tuple[int, int, int, int]:
+        return self.articles, self.sentences, self.tokens, self.mentions
+
+
+def export_corpus(
+    corpus: str | Path, out: str | Path, fmt: str, *, scheme: str = "iob2", tagset: str = "conll",
+    exclude_low_quality: bool = False,
+) -> ExportReport:
+    """Write the corpus in ``fmt``; the file appears under its name only once it is complete."""
+    if fmt not in EXPORT_FORMATS:
+        raise InputError(None, f"unknown export format {fmt!r} (expected one of {', '.join(EXPORT_FORMATS)})")
+    if scheme not in SCHEMES:
+        raise InputError(None, f"unknown tag scheme {scheme!r} (expected iob1 or iob2)")
+    if tagset not in EXPORT_TAGSETS:
+        raise InputError(None, f"unknown tagset {tagset!r} (expected conll or dbpedia)")
+    if fmt in ("jsonl", "spacy") and scheme != "iob2":
+        raise InputError(None, f"--scheme applies to the CoNLL formats; {fmt} stores entity spans")
+    out = Path(out)
+    sentences = read_sentences(corpus, exclude_low_quality=exclude_low_quality)
+    if fmt == "spacy":
+        # Check before reading anything: a missing spaCy should not cost a pass over the corpus.
+        try:
+            import spacy  # noqa: F401
+        except ImportError:
+            raise InputError(None, "the spacy format needs spaCy: pip install spacy") from None
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.tmp")
+    try:
+        if fmt == "spacy":
+            counts = write_spacy(tmp, sentences, tagset=tagset)
+        else:
+            with open(tmp, "w", encoding="utf-8", newline="\n") as handle:
+                if fmt == "conll2003":
+                    counts = write_conll2003(handle, sentences, scheme=scheme, tagset=tagset)
+                elif fmt == "conllup":
+                    counts = write_conllup(handle, sentences, scheme=scheme, tagset=tagset)
+                else:
+                    counts = write_jsonl(handle, sentences, tagset=tagset)
+        os.replace(tmp, out)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return ExportReport(out, *counts)
+
+
+# --------------------------------------------------------------------------- terminal
+
+# ANSI colours per CoNLL type; finer DBpedia classes take the colour of their CoNLL type.
+COLOURS = {"PER": "35", "LOC": "32", "ORG": "36", "MISC": "33"}
+_OTHER_COLOUR = "34"
+
+
+def bracketed(sentence: LabelledSentence, *, tagset: str = "conll", colour: bool = False) -> str:
+    """``[Budapest]LOC is the capital of [Hungary]LOC .`` (ANSI-coloured per type if asked)."""
+    found = {m.start: m for m in mentions(sentence, tagset)}
+    conll = {start: label for start, _, label in iob_to_spans(sentence.conll_tags)}
+    words: list[str] = []
+    i = 0
+    while i < len(sentence.tokens):
+        mention = found.get(i)
+        if mention is None:
+            words.append(sentence.tokens[i])
+            i += 1
+            continue
+        text = f"[{' '.join(sentence.tokens[mention.start:mention.end])}]{mention.label}"
+        if colour:
+            code = COLOURS.get(conll.get(i, mention.label), _OTHER_COLOUR)
+            text = f"\x1b[{code}m{text}\x1b[0m"
+        words.append(text)
+        i = mention.end
+    return " ".join(words)
