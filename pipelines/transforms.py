@@ -471,10 +471,16 @@ def _read_entity_table(path: str) -> Iterator[tuple[str, tuple[str, object]]]:
 OWN = "\x00own"  # marks the request for an article's own title
 
 
-def _requests(article: Article) -> Iterator[tuple[str, tuple[int, str]]]:
-    yield article.title, (article.page_id, OWN)
+def article_key(article: Article) -> tuple[int, str]:
+    """Join key of an article: page id and title (some dumps reuse page ids, e.g. test exports)."""
+    return (article.page_id, article.title)
+
+
+def _requests(article: Article) -> Iterator[tuple[str, tuple[tuple[int, str], str]]]:
+    key = article_key(article)
+    yield article.title, (key, OWN)
     for target in sorted({link.target for link in article.links if link.target}):
-        yield target, (article.page_id, target)
+        yield target, (key, target)
 
 
 def _extend_chain(element) -> Iterator[tuple[str, tuple[str, str]]]:
@@ -494,12 +500,12 @@ def _follow_redirect(element) -> Iterator[tuple[str, tuple[int, str]]]:
         yield resolved, request
 
 
-def _attach_info(element) -> Iterator[tuple[int, tuple[str, TargetInfo | None]]]:
+def _attach_info(element) -> Iterator[tuple[tuple[int, str], tuple[str, TargetInfo | None]]]:
     key, groups = element
     infos = list(groups["info"])
     info = infos[0] if infos else None
-    for page_id, original in groups["request"]:
-        yield page_id, (original, info)
+    for article, original in groups["request"]:
+        yield article, (original, info)
 
 
 class ResolveRedirects(beam.PTransform):
@@ -594,8 +600,8 @@ class _LabelArticle(beam.DoFn):
         self.labeller = Labeller(self.lang, get_processor(self.lang, self.text_backend), self.config)
 
     def process(self, element) -> Iterator:
-        page_id, groups = element
-        articles = sorted(groups["article"], key=lambda a: (a.title, len(a.text)))
+        (page_id, _title), groups = element
+        articles = sorted(groups["article"], key=lambda a: (len(a.text), a.text))
         if not articles:
             return
         targets: dict[str, TargetInfo] = {}
@@ -610,7 +616,7 @@ class _LabelArticle(beam.DoFn):
             yield beam.pvalue.TaggedOutput(
                 REJECTS,
                 PageReject(source="", reason="duplicate_page_id", page_id=page_id, title=duplicate.title,
-                           detail=f"page id {page_id} also used by {articles[0].title!r}"),
+                           detail=f"page id {page_id} with this title read twice (duplicate page in the dump)"),
             )
         article = articles[0]
         try:
@@ -641,7 +647,7 @@ class LabelSentences(beam.PTransform):
         self.config = config or LabelConfig()
 
     def expand(self, inputs):
-        keyed = inputs["articles"] | "KeyArticles" >> beam.Map(lambda a: (a.page_id, a))
+        keyed = inputs["articles"] | "KeyArticles" >> beam.Map(lambda a: (article_key(a), a))
         result = (
             {"article": keyed, "targets": inputs["targets"]}
             | "JoinTargets" >> beam.CoGroupByKey()

@@ -122,3 +122,18 @@ def test_killed_run_leaves_no_finished_corpus_and_rerun_gives_same_corpus(tmp_pa
     assert read_corpus(killed) == read_corpus(clean)
     assert json.loads((killed / "stats.json").read_text()) == json.loads((clean / "stats.json").read_text())
     assert not list(killed.glob(".staging-*")), "the rerun sweeps the killed run's staging directory"
+
+
+def test_edge_case_dump_with_reused_page_ids(tmp_path):
+    """tinywiki: every page has id 1, one title twice, a redirect without <redirect/>, a dab page."""
+    dump = shared_file("wikidumps/tinywiki-latest-pages-articles.xml")
+    out = tmp_path / "out"
+    assert main(["build", "--dump", str(dump), "--types", DEMO_TYPES, "--out", str(out)]) == 0  # --lang from siteinfo
+    stats = json.loads((out / "stats.json").read_text())
+    check_accounting(stats)
+    assert stats["pages_read"] == 8
+    assert stats["pages_skipped"] == {"disambiguation": 1, "redirect": 1}
+    assert stats["pages_rejected"] == {"duplicate_page_id": 1}  # "Duplicate title" read twice
+    assert stats["pages_used"] == 5
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["language"] == "ltg"
