@@ -4,8 +4,8 @@ The job reads like the method::
 
     pages    = dumps | ReadPages()
     parsed   = pages | ExtractArticles()                      # step 2: parse, keep text + links
-    infos    = evidence | TypeEntities()                       # step 1: titles -> classes -> tags
-    targets  = (articles, redirects, infos) | ResolveTargets()  # join by key, no whole-dump dict
+    requests = (articles, redirects) | ResolveRedirects()       # link targets, redirects followed
+    targets  = (evidence, requests) | TypeEntities()            # step 1, joined by key: no whole-dump dict
     labelled = (articles, targets) | LabelSentences()           # steps 3-4
     labelled | WriteCorpus()                                    # step 5
 
@@ -40,7 +40,6 @@ from wikisilver.pipelines.transforms import (
     ExtractArticles,
     LabelSentences,
     ReadPages,
-    AttachTargetInfo,
     ResolveRedirects,
     SparqlTypes,
     SqlTables,
@@ -204,11 +203,11 @@ def build_pipeline(pipeline: beam.Pipeline, config: BuildConfig, staging: str) -
     )
     if config.sparql:
         evidence["sparql"] = requests | "SparqlTypes" >> SparqlTypes(sparql_config(config))
-    infos, typing_counts = evidence | "TypeEntities" >> TypeEntities(
+    evidence["request"] = requests
+    targets, typing_counts = evidence | "TypeEntities" >> TypeEntities(
         config.lang, ontology, table, types_files=config.types, entity_tables=config.entities,
         types_direct=types_lang(config) == config.lang,
     )
-    targets = {"requests": requests, "infos": infos} | "AttachTargetInfo" >> AttachTargetInfo()
     label_config = LabelConfig(
         disabled_rules=frozenset(config.disabled_rules), keep_low_quality=not config.drop_low_quality
     )
@@ -220,7 +219,7 @@ def build_pipeline(pipeline: beam.Pipeline, config: BuildConfig, staging: str) -
     rejects | "WriteRejects" >> WriteRejects(staging, config.shards)
     {
         "pages": pages, "read_rejects": read_rejects, "rejects": (parsed["rejects"], label_rejects)
-        | "PageRejects" >> beam.Flatten(), "skipped": parsed["skipped"], "infos": infos,
+        | "PageRejects" >> beam.Flatten(), "skipped": parsed["skipped"],
         "counts": (counts, typing_counts) | "AllCounts" >> beam.Flatten(),
     } | "CollectStats" >> CollectStats(staging)
 

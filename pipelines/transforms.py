@@ -320,8 +320,11 @@ class _ChooseType(beam.DoFn):
         tag = tag_for_class(cls, self.class_table)
         return EntityType(title="", dbpedia_class=cls, conll=tag.conll, fine=tag.fine, source=source)
 
-    def process(self, element) -> Iterator[tuple[str, TargetInfo]]:
+    def process(self, element) -> Iterator:
         title, groups = element
+        requests = groups.get("request")
+        if requests is not None and next(iter(requests), None) is None:
+            return  # a build types only the titles its articles link to (and the articles themselves)
         flags = list(groups.get("flags", ()))
         aliases = set(groups.get("aliases", ()))
         candidates: dict[str, EntityType] = {}
@@ -371,13 +374,25 @@ class _ChooseType(beam.DoFn):
         if flags and all(f.is_redirect for f in flags):
             # A title that is itself a redirect (a loop or an over-long chain): not an entity.
             info = TargetInfo(title=title, entity=None, exists=False)
-        yield title, info
+        if requests is None:
+            yield title, info
+            return
+        if info.entity is not None:
+            yield beam.pvalue.TaggedOutput(
+                "counts", {f"titles_typed_by.{info.entity.source}": 1, f"titles_by_tag.{info.entity.conll}": 1}
+            )
+        for article, original in requests:
+            yield article, (original, info)
 
 
 class TypeEntities(beam.PTransform):
-    """Entity evidence keyed by title -> (title, TargetInfo) for every title any source knows.
+    """Entity evidence keyed by title -> what is known of each title, by one CoGroupByKey.
 
-    Returns (infos, counts): counts are the typing conflicts, for stats.json.
+    Without ``request`` among the inputs (the entities job) it returns (title, TargetInfo) for
+    every title any source knows. With ``request`` (the build: resolved link targets keyed by
+    title, valued (article key, target as written)) only requested titles are typed, and it
+    returns (article key, (target as written, TargetInfo)) ready to join with the articles.
+    Either way also a PCollection of counts (typed titles, typing conflicts) for stats.json.
     """
 
     def __init__(
@@ -401,6 +416,8 @@ class TypeEntities(beam.PTransform):
         }
         if "sparql" in inputs:
             evidence["sparql"] = inputs["sparql"]
+        if "request" in inputs:
+            evidence["request"] = inputs["request"]
         if "extra_flags" in inputs:
             evidence["flags"] = (inputs["flags"], inputs["extra_flags"]) | "AllFlags" >> beam.Flatten()
         if "extra_redirects" in inputs:
@@ -500,14 +517,6 @@ def _follow_redirect(element) -> Iterator[tuple[str, tuple[int, str]]]:
         yield resolved, request
 
 
-def _attach_info(element) -> Iterator[tuple[tuple[int, str], tuple[str, TargetInfo | None]]]:
-    key, groups = element
-    infos = list(groups["info"])
-    info = infos[0] if infos else None
-    for article, original in groups["request"]:
-        yield article, (original, info)
-
-
 class ResolveRedirects(beam.PTransform):
     """Articles + redirects -> (resolved title, (page_id, link target as written)) requests.
 
@@ -536,17 +545,6 @@ class ResolveRedirects(beam.PTransform):
             {"request": requests, "redirect": resolved}
             | "JoinRedirects" >> beam.CoGroupByKey()
             | "FollowRedirects" >> beam.FlatMap(_follow_redirect)
-        )
-
-
-class AttachTargetInfo(beam.PTransform):
-    """Resolved requests + entity table -> (page_id, (link target as written, TargetInfo))."""
-
-    def expand(self, inputs):
-        return (
-            {"request": inputs["requests"], "info": inputs["infos"]}
-            | "JoinInfo" >> beam.CoGroupByKey()
-            | "AttachInfo" >> beam.FlatMap(_attach_info)
         )
 
 
@@ -791,21 +789,13 @@ class CollectStats(beam.PTransform):
             lambda r: {} if r.reason == "label_error" else {f"pages_rejected.{r.reason}": 1}
         )
         skipped = inputs["skipped"] | "CountSkipped" >> beam.Map(lambda reason: {f"pages_skipped.{reason}": 1})
-        typed = inputs["infos"] | "CountTyped" >> beam.Map(_typing_counts)
         staging = self.staging
         return (
-            (pages_read, read_rejects, other_rejects, skipped, typed, inputs["counts"])
+            (pages_read, read_rejects, other_rejects, skipped, inputs["counts"])
             | "FlattenCounts" >> beam.Flatten()
             | "SumCounts" >> beam.CombineGlobally(MergeCounts())
             | "WriteCounts" >> beam.Map(lambda counts: formats.write_json_atomic(Path(staging) / "counts.json", counts))
         )
-
-
-def _typing_counts(element) -> dict:
-    _, info = element
-    if info.entity is None:
-        return {}
-    return {f"titles_typed_by.{info.entity.source}": 1, f"titles_by_tag.{info.entity.conll}": 1}
 
 
 def now() -> float:

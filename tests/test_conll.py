@@ -257,3 +257,14 @@ def test_nerkor_hash_tokens_are_read():
     tokens = [t for s in read_corpus(str(path)) for t in s.tokens]
     raw = [line.split("\t")[0] for line in path.read_text(encoding="utf-8").splitlines()[1:] if "\t" in line]
     assert tokens == raw and "#" in tokens
+
+
+def test_build_output_directory_is_read_once(tmp_path):
+    """A build's output has tsv/ and parquet/ copies of the same sentences: a corpus reads one."""
+    from wikisilver.cli import main
+    from wikisilver.conll import read_corpus
+
+    out = tmp_path / "demo"
+    assert main(["build", "--demo", "--out", str(out)]) == 0
+    whole = list(read_corpus(str(out)))
+    assert len(whole) == len(list(read_corpus(str(out / "parquet")))) == len(list(read_corpus(str(out / "tsv"))))

@@ -441,4 +441,4 @@ def test_build_typed_by_a_real_sparql_endpoint_matches_the_types_dump(oxigraph: 
                  "--sparql-batch-size", "7", "--out", str(by_sparql)]) == 0
     assert corpus(by_sparql) == corpus(by_dump)
     stats = json.loads((by_sparql / "stats.json").read_text())
-    assert set(stats["titles_typed_by_source"]) == {"sparql"}
+    assert set(stats["titles_typed_by_source"]) - {"calendar"} == {"sparql"}  # calendar pages: O

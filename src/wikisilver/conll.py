@@ -452,6 +452,9 @@ def corpus_files(path: str, fmt: str | None = None) -> list[tuple[str, str]]:
         return [(path, found)]
     if not os.path.isdir(path):
         raise InputError(path, "no such file or directory")
+    if fmt is None and os.path.isfile(os.path.join(path, "manifest.json")) and os.path.isdir(os.path.join(path, "parquet")):
+        # A `wikisilver build` output holds the same sentences twice (tsv/ and parquet/): read one.
+        path = os.path.join(path, "parquet")
     files: list[tuple[str, str]] = []
     for root, dirs, names in os.walk(path):
         dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))

@@ -1,0 +1,382 @@
+"""The Python API: the CLI's building blocks (build, load, train, evaluate) as plain functions.
+
+Every step of the method is reachable from Python without argparse: :func:`build` runs the
+Beam job (steps 1-5) exactly as ``wikisilver build`` does, :func:`load_corpus` opens its output
+for streaming, and :func:`train` / :func:`evaluate` wrap the CRF of §6. The functions reuse the
+command modules' helpers, so the API and the CLI cannot drift apart.
+
+Example::
+
+    import wikisilver
+
+    stats = wikisilver.build(demo=True, out="out/demo")
+    corpus = wikisilver.load_corpus("out/demo")
+    for sentence in corpus.sentences(exclude_low_quality=True):
+        print(sentence.tokens, sentence.conll_tags)
+
+The corpus's Parquet parts also load with Hugging Face ``datasets``; :func:`hf_features` gives
+their schema as ``datasets.Features``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from wikisilver.errors import InputError, WikisilverError
+from wikisilver.exports import parquet_files, read_article, read_sentences
+from wikisilver.formats import SENTENCE_SCHEMA
+from wikisilver.records import LabelledSentence
+
+if TYPE_CHECKING:  # heavy or optional imports, only for the annotations
+    import datasets
+    import pandas
+
+    from wikisilver.ner import Scores, Tagger, TrainReport
+
+__all__ = [
+    "HF_FEATURES",
+    "BuildProblems",
+    "Corpus",
+    "build",
+    "evaluate",
+    "hf_features",
+    "load_corpus",
+    "train",
+]
+
+# BuildConfig fields that build() takes under their own names (the rest come through **options).
+_SPECIAL_FIELDS = frozenset({"dumps", "lang", "out", "types", "ontology", "entities", "infobox_mappings",
+                             "overwrite", "beam_args"})
+
+
+class BuildProblems(WikisilverError):
+    """``strict=True`` and the build rejected pages or hit stream errors (the corpus was written)."""
+
+    def __init__(self, message: str, stats: dict) -> None:
+        super().__init__(message)
+        self.stats = stats
+
+
+# --------------------------------------------------------------------------- build
+
+
+def _paths(value: str | os.PathLike | Iterable[str | os.PathLike] | None) -> list[str]:
+    """One path or several, as a list of strings (a lone str is not an iterable of paths)."""
+    if value is None:
+        return []
+    if isinstance(value, (str, os.PathLike)):
+        return [os.fspath(value)]
+    return [os.fspath(v) for v in value]
+
+
+def build(
+    dump: str | os.PathLike | Iterable[str | os.PathLike] | None = None,
+    *,
+    out: str | os.PathLike,
+    lang: str | None = None,
+    types: Iterable[str | os.PathLike] | str | None = None,
+    ontology: str | os.PathLike | None = None,
+    entities: Iterable[str | os.PathLike] | str | None = None,
+    infobox_mappings: str | os.PathLike | None = None,
+    overwrite: bool = False,
+    beam_args: Sequence[str] = (),
+    demo: bool = False,
+    **options: Any,
+) -> dict:
+    """Build a silver NER corpus in ``out``, as ``wikisilver build``; returns the stats.json object.
+
+    ``dump`` is one dump file or several; ``lang`` defaults to the language of the first dump's
+    ``<siteinfo>``. ``entities`` takes tables or directories written by ``wikisilver entities``.
+    ``options`` are the other fields of :class:`wikisilver.pipelines.build.BuildConfig` (``shards``,
+    ``strict``, ``drop_low_quality``, ``disabled_rules``, ``sparql``, ``redirect_sql``, …);
+    ``shards`` defaults to one part per 64 MiB of compressed dump. ``beam_args`` are passed to
+    Apache Beam unchanged (``["--direct_num_workers", "2"]``). ``demo=True`` fills in the demo dump
+    and types bundled with the package.
+
+    A rerun over a finished corpus of the same inputs and options does nothing and returns its
+    stats. With ``strict=True``, rejected pages or stream errors raise :class:`BuildProblems`
+    (after the corpus is written). Bad input raises :class:`~wikisilver.errors.InputError`.
+
+    Example::
+
+        stats = wikisilver.build("huwiki-pages-articles.xml.bz2", out="out/hu",
+                                 types=["instance_types_hu.ttl.bz2"], shards=8)
+        print(stats["sentences_kept"], stats["entities_by_tag"])
+    """
+    from wikisilver import dump as dumplib
+    from wikisilver.commands.build import (
+        check_language,
+        demo_inputs,
+        expand_entity_tables,
+    )
+    from wikisilver.pipelines.build import (
+        AlreadyBuilt,
+        BuildConfig,
+        auto_shards,
+        run_build,
+    )
+
+    dumps, type_files = _paths(dump), _paths(types)
+    if demo:
+        demo_dump, demo_types = demo_inputs()
+        dumps, type_files, lang = dumps or [demo_dump], type_files or [demo_types], lang or "en"
+    if not dumps:
+        raise InputError(None, "no dump given: pass dump=PATH (or demo=True)")
+    for path in dumps:
+        if not Path(path).is_file():
+            raise InputError(path, "no such file")
+    if not lang:
+        lang = dumplib.dump_language(dumplib.read_siteinfo(dumps[0]))
+        if not lang:
+            raise InputError(dumps[0], "cannot tell the language from <siteinfo>; pass lang=")
+    check_language(lang)
+
+    known = {f.name: f for f in dataclasses.fields(BuildConfig)}
+    unknown = sorted((set(options) - set(known)) | (set(options) & _SPECIAL_FIELDS))
+    if unknown:
+        allowed = sorted(set(known) - _SPECIAL_FIELDS)
+        raise TypeError(f"build() got unexpected option(s) {', '.join(unknown)}; "
+                        f"known options: {', '.join(allowed)}")
+    for name, value in list(options.items()):
+        # Tuple fields (paths, rules) accept any iterable, and a lone path for convenience.
+        if isinstance(known[name].default, tuple):
+            options[name] = tuple(_paths(value)) if name != "disabled_rules" else (
+                (value,) if isinstance(value, str) else tuple(value))
+    if options.get("shards") is None:
+        options["shards"] = auto_shards(tuple(dumps))
+
+    config = BuildConfig(
+        dumps=tuple(dumps), lang=lang, out=os.fspath(out), types=tuple(type_files),
+        ontology=os.fspath(ontology) if ontology else None,
+        entities=expand_entity_tables(_paths(entities)),
+        infobox_mappings=os.fspath(infobox_mappings) if infobox_mappings else None,
+        overwrite=overwrite, beam_args=tuple(beam_args), **options,
+    )
+    try:
+        stats = run_build(config)
+    except AlreadyBuilt as done:
+        return done.stats
+    rejected, stream = sum(stats["pages_rejected"].values()), sum(stats["stream_errors"].values())
+    if config.strict and (rejected or stream):
+        raise BuildProblems(f"{rejected} page(s) rejected, {stream} stream error(s); "
+                            f"see {config.out}/rejects/", stats)
+    return stats
+
+
+# --------------------------------------------------------------------------- reading
+
+
+class Corpus:
+    """A built corpus on disk, read lazily: nothing is loaded until asked for.
+
+    Example::
+
+        corpus = wikisilver.load_corpus("out/demo")
+        len(corpus)                      # sentences, from the Parquet footers
+        corpus.stats["ne_density"]
+        corpus.article("Budapest")[0].conll_tags
+    """
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = Path(path)
+        self.files: list[Path] = parquet_files(self.path)  # raises InputError when there are none
+
+    def __repr__(self) -> str:
+        return f"Corpus({str(self.path)!r}, parts={len(self.files)})"
+
+    def _json(self, name: str) -> dict:
+        path = self.path / name
+        if not path.is_file():
+            raise InputError(str(path), "missing: not the directory of a finished `wikisilver build`")
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except ValueError as error:
+            raise InputError(str(path), f"not valid JSON ({error})") from None
+
+    @property
+    def stats(self) -> dict:
+        """The build's ``stats.json`` (see docs/output.md)."""
+        return self._json("stats.json")
+
+    @property
+    def manifest(self) -> dict:
+        """The build's ``manifest.json``: inputs with checksums, configuration, outputs."""
+        return self._json("manifest.json")
+
+    def __len__(self) -> int:
+        """Sentences (rows) in all parts, low-quality ones included; only the footers are read."""
+        import pyarrow.parquet as pq
+
+        total = 0
+        for path in self.files:
+            try:
+                total += pq.ParquetFile(path).metadata.num_rows
+            except (OSError, ValueError) as error:
+                raise InputError(str(path), f"not a readable Parquet file ({error})") from None
+        return total
+
+    def sentences(self, exclude_low_quality: bool = False) -> Iterator[LabelledSentence]:
+        """Every sentence, streamed part by part (within a part: by page id, sentence index)."""
+        return read_sentences(self.path, exclude_low_quality=exclude_low_quality)
+
+    def __iter__(self) -> Iterator[LabelledSentence]:
+        return self.sentences()
+
+    def article(self, title: str) -> list[LabelledSentence]:
+        """The sentences of one article by sentence index; ``[]`` when the title is not in the corpus."""
+        return read_article(self.path, title)
+
+    def to_arrow(self, exclude_low_quality: bool = False) -> pa.Table:
+        """All rows as one Arrow table (loads the whole corpus: fine for a small wiki or a sample)."""
+        import pyarrow.dataset as ds
+
+        dataset = ds.dataset([str(p) for p in self.files], format="parquet", schema=SENTENCE_SCHEMA)
+        return dataset.to_table(filter=~ds.field("low_quality") if exclude_low_quality else None)
+
+    def to_pandas(self, exclude_low_quality: bool = False) -> pandas.DataFrame:
+        """All rows as a pandas DataFrame (needs pandas; loads the whole corpus)."""
+        try:
+            import pandas  # noqa: F401 - only checked for: pyarrow does the conversion
+        except ImportError:
+            raise ImportError("Corpus.to_pandas() needs pandas, which is not installed "
+                              "(pip install pandas); Corpus.to_arrow() needs nothing extra") from None
+        return self.to_arrow(exclude_low_quality).to_pandas()
+
+
+def load_corpus(path: str | os.PathLike) -> Corpus:
+    """Open a corpus written by :func:`build` (its directory, or a directory of Parquet parts).
+
+    Example::
+
+        corpus = wikisilver.load_corpus("output/huwiki/20240601")
+        kept = sum(1 for _ in corpus.sentences(exclude_low_quality=True))
+    """
+    return Corpus(path)
+
+
+# --------------------------------------------------------------------------- §6: train, evaluate
+
+
+def _corpus_paths(corpus: Corpus | str | os.PathLike | Iterable[Corpus | str | os.PathLike]) -> list[str]:
+    """Paths for :func:`wikisilver.conll.read_corpora`; a built corpus counts once.
+
+    A directory written by :func:`build` holds every sentence twice (``tsv/`` and ``parquet/``),
+    and reading it recursively would train or score on each sentence twice: its Parquet parts
+    are used instead.
+    """
+    items = [corpus] if isinstance(corpus, (Corpus, str, os.PathLike)) else list(corpus)
+    paths: list[str] = []
+    for item in items:
+        if not isinstance(item, Corpus) and (Path(item) / "manifest.json").is_file():
+            item = Corpus(item)
+        if isinstance(item, Corpus):
+            paths.extend(str(p) for p in item.files)
+        else:
+            paths.append(os.fspath(item))
+    return paths
+
+
+def train(
+    corpus: Corpus | str | os.PathLike | Iterable[Corpus | str | os.PathLike],
+    model: str | os.PathLike,
+    *,
+    fmt: str | None = None,
+    tagset: str = "conll",
+    encoding: str = "utf-8",
+    **options: Any,
+) -> TrainReport:
+    """Train a CRF tagger on one or more corpora and save it to ``model``, as ``wikisilver train``.
+
+    ``corpus`` is a :class:`Corpus`, a corpus file or directory (ours or gold CoNLL files; the
+    format comes from the extensions unless ``fmt`` is given), or a list of them. ``options`` go to
+    :func:`wikisilver.ner.train`: ``max_tokens``, ``exclude_low_quality``, ``max_iterations``,
+    ``c1``, ``c2``, ``gazetteer``, ``min_feature_freq``.
+
+    Example::
+
+        report = wikisilver.train("out/demo/tsv", "demo.crf", max_iterations=50)
+        print(report.sentences, report.labels)
+    """
+    from wikisilver.conll import read_corpora
+    from wikisilver.ner import train as train_crf
+
+    sentences = read_corpora(_corpus_paths(corpus), fmt, tagset=tagset, encoding=encoding)
+    return train_crf(sentences, os.fspath(model), tagset=tagset, **options)
+
+
+def evaluate(
+    model: Tagger | str | os.PathLike,
+    gold: Corpus | str | os.PathLike | Iterable[Corpus | str | os.PathLike],
+    fmt: str | None = None,
+    *,
+    tagset: str | None = None,
+    gazetteer: str | None = None,
+    encoding: str = "utf-8",
+) -> Scores:
+    """Score a trained tagger on gold data, as ``wikisilver evaluate`` (conlleval's exact-match P/R/F1).
+
+    ``model`` is a model path or a loaded :class:`wikisilver.ner.Tagger`; ``tagset`` picks the tag
+    layer when the gold is our corpus (default: the one the model was trained on).
+
+    Example::
+
+        scores = wikisilver.evaluate("demo.crf", "conll2003/eng.testb", fmt="conll2003")
+        print(f"{scores.f1:.1f}", scores.per_type["PER"].f1)
+    """
+    from wikisilver.conll import read_corpora
+    from wikisilver.ner import Tagger, evaluate_tagger
+
+    tagger = model if isinstance(model, Tagger) else Tagger(os.fspath(model), gazetteer=gazetteer)
+    sentences = read_corpora(_corpus_paths(gold), fmt, tagset=tagset or tagger.tagset, encoding=encoding)
+    return evaluate_tagger(tagger, sentences)
+
+
+# --------------------------------------------------------------------------- Hugging Face datasets
+
+
+def _feature_description(kind: pa.DataType) -> str | list | dict:
+    """An Arrow type in the nested form ``datasets.Features`` reads: "dtype", [item], {field: …}."""
+    if pa.types.is_list(kind):
+        # A Python list (not Sequence): it stays list<item> for structs too, in datasets 2.x and 4.x.
+        return [_feature_description(kind.value_type)]
+    if pa.types.is_struct(kind):
+        return {field.name: _feature_description(field.type) for field in kind}
+    return str(kind)  # int32, int64, bool, string: the names datasets.Value takes
+
+
+HF_FEATURES: dict[str, str | list | dict] = {
+    field.name: _feature_description(field.type) for field in SENTENCE_SCHEMA
+}
+"""Our Parquet schema as plain data: ``{"tokens": ["string"], "spans": [{"start": "int32", …}], …}``."""
+
+
+def hf_features() -> datasets.Features:
+    """:data:`HF_FEATURES` as ``datasets.Features`` (needs the ``datasets`` package).
+
+    Example::
+
+        import datasets
+        ds = datasets.load_dataset("parquet", data_files="out/demo/parquet/*.parquet",
+                                   features=wikisilver.hf_features(), split="train")
+        ds[0]["tokens"], ds[0]["conll_tags"]
+    """
+    try:
+        import datasets
+    except ImportError:
+        raise ImportError("hf_features() needs the Hugging Face datasets package (pip install datasets)") from None
+
+    def convert(description: str | list | dict) -> Any:
+        if isinstance(description, list):
+            return [convert(description[0])]
+        if isinstance(description, dict):
+            return {name: convert(inner) for name, inner in description.items()}
+        return datasets.Value(description)
+
+    return datasets.Features({name: convert(d) for name, d in HF_FEATURES.items()})
