@@ -68,6 +68,7 @@ class Measure:
     articles: int
     wikitext_mb: float
     note: str = ""
+    worker_rss_mb: float = 0.0  # largest process the stage started (Beam's SDK workers); 0: none
 
     @property
     def articles_per_s(self) -> float:
@@ -159,6 +160,7 @@ class TreeSampler(threading.Thread):
         self.interval = interval
         self.cpu_ticks: dict[int, int] = {}
         self.peak_tree_rss = 0
+        self.peak_worker_rss = 0  # largest process below the stage's own (Beam's SDK workers)
         self.done = threading.Event()
 
     @staticmethod
@@ -171,45 +173,50 @@ class TreeSampler(threading.Thread):
         # After the command name: state ppid ... utime(14) stime(15) ... rss(24), 1-based in proc(5).
         return int(fields[1]), int(fields[11]) + int(fields[12]), int(fields[21])
 
-    def _tree(self) -> list[tuple[int, int, int]]:
+    def _tree(self) -> list[tuple[int, int, int, int]]:
         try:
             return self._tree_by_children()
         except OSError:
             return self._tree_by_scan()
 
-    def _tree_by_children(self) -> list[tuple[int, int, int]]:
+    def _tree_by_children(self) -> list[tuple[int, int, int, int]]:
         # /proc/PID/task/TID/children: cheap, no scan of every process on the machine.
-        found, frontier = [], [self.root]
+        # Depth 0 is the launcher, 1 the measured command, 2 and more what it started.
+        found, frontier = [], [(self.root, 0)]
         while frontier:
-            pid = frontier.pop()
+            pid, depth = frontier.pop()
             stat = self._stat(pid)
             if stat is None:
                 continue
-            found.append((pid, stat[1], stat[2]))
+            found.append((pid, stat[1], stat[2], depth))
             for task in os.listdir(f"/proc/{pid}/task"):
                 with open(f"/proc/{pid}/task/{task}/children") as handle:
-                    frontier.extend(int(child) for child in handle.read().split())
+                    frontier.extend((int(child), depth + 1) for child in handle.read().split())
         return found
 
-    def _tree_by_scan(self) -> list[tuple[int, int, int]]:
+    def _tree_by_scan(self) -> list[tuple[int, int, int, int]]:
         stats = {}
         for name in os.listdir("/proc"):
             if name.isdigit():
                 stat = self._stat(int(name))
                 if stat:
                     stats[int(name)] = stat
-        members, frontier = set(), {self.root}
+        depths, frontier, depth = {}, {self.root}, 0
         while frontier:
-            members |= frontier
-            frontier = {pid for pid, (ppid, _, _) in stats.items() if ppid in frontier and pid not in members}
-        return [(pid, stats[pid][1], stats[pid][2]) for pid in members if pid in stats]
+            depths.update((pid, depth) for pid in frontier)
+            frontier = {pid for pid, (ppid, _, _) in stats.items() if ppid in frontier and pid not in depths}
+            depth += 1
+        return [(pid, stats[pid][1], stats[pid][2], d) for pid, d in depths.items() if pid in stats]
 
     def run(self) -> None:
         while not self.done.is_set():
             tree = self._tree()
-            for pid, ticks, _ in tree:
+            for pid, ticks, _, _ in tree:
                 self.cpu_ticks[pid] = max(self.cpu_ticks.get(pid, 0), ticks)
-            self.peak_tree_rss = max(self.peak_tree_rss, sum(rss for _, _, rss in tree) * PAGE_SIZE)
+            self.peak_tree_rss = max(self.peak_tree_rss, sum(rss for _, _, rss, _ in tree) * PAGE_SIZE)
+            workers = [rss for _, _, rss, depth in tree if depth >= 2]
+            if workers:
+                self.peak_worker_rss = max(self.peak_worker_rss, max(workers) * PAGE_SIZE)
             self.done.wait(self.interval)
 
     @property
@@ -238,8 +245,9 @@ def launch_and_report(command: list[str], report: str) -> int:
     return os.waitstatus_to_exitcode(status)
 
 
-def run_measured(command: list[str], log: Path, env: dict | None = None) -> tuple[float, float, float, float, str]:
-    """(wall s, CPU s, peak RSS MB, peak tree RSS MB, stdout) of one command and its children."""
+def run_measured(command: list[str], log: Path, env: dict | None = None) -> tuple[float, float, float, float, str, float]:
+    """(wall s, CPU s, peak RSS MB, peak tree RSS MB, stdout, peak RSS MB of the largest process
+    the command started, 0 when it started none) of one command and its children."""
     report = log.with_suffix(".rusage.json")
     started = time.perf_counter()
     with open(log, "wb") as err:
@@ -261,11 +269,12 @@ def run_measured(command: list[str], log: Path, env: dict | None = None) -> tupl
     # wait4 counts the command and every descendant it reaped; the sampler catches the rest.
     cpu = max(usage["cpu_s"], sampler.cpu_s)
     peak = usage["maxrss_kb"] / 1024  # KiB on Linux
-    return wall, cpu, peak, max(sampler.peak_tree_rss / (1 << 20), peak), stdout.decode()
+    tree = max(sampler.peak_tree_rss / (1 << 20), peak)
+    return wall, cpu, peak, tree, stdout.decode(), sampler.peak_worker_rss / (1 << 20)
 
 
 def measure_child_stage(stage: str, dump: str, name: str, work: Path) -> Measure:
-    wall, cpu, peak, tree, out = run_measured(
+    wall, cpu, peak, tree, out, _ = run_measured(
         [sys.executable, __file__, "--child-stage", stage, "--dump", dump], work / f"{stage}-{name}.log"
     )
     inner = json.loads(out.strip().splitlines()[-1])
@@ -291,7 +300,7 @@ def wikiextractor_available() -> bool:
 def measure_wikiextractor(dump: str, name: str, work: Path) -> Measure:
     target = work / f"wikiextractor-{name}"
     shutil.rmtree(target, ignore_errors=True)
-    wall, cpu, peak, tree, _ = run_measured(
+    wall, cpu, peak, tree, _, _ = run_measured(
         [sys.executable, "-m", "wikiextractor.WikiExtractor", "--no-templates", "--processes", "1", "-q",
          "-o", str(target), dump],
         work / f"wikiextractor-{name}.log",
@@ -314,13 +323,14 @@ def measure_build(args, dump: str, name: str, work: Path, workers: int) -> Measu
     command += ["--runner", "DirectRunner"]
     if workers > 1:
         command += ["--direct_running_mode", "multi_processing", "--direct_num_workers", str(workers)]
-    wall, cpu, peak, tree, _ = run_measured(command, work / f"build-{name}-{workers}w.log")
+    wall, cpu, peak, tree, _, worker = run_measured(command, work / f"build-{name}-{workers}w.log")
     stats = json.loads((out / "stats.json").read_text())
     shutil.rmtree(out, ignore_errors=True)
     size = input_size_cached(dump)
     stage = "build, 1 worker" if workers == 1 else f"build, {workers} workers"
     return Measure(stage, name, wall, cpu, peak, tree, size["articles"], size["wikitext_bytes"] / MB,
-                   note=f"whole process; {stats['pages_used']} pages used, {stats['sentences_kept']} sentences kept")
+                   note=f"whole process; {stats['pages_used']} pages used, {stats['sentences_kept']} sentences kept",
+                   worker_rss_mb=worker)
 
 
 # -- the larger input -----------------------------------------------------------------------------
@@ -421,12 +431,14 @@ def machine() -> dict:
 
 
 def table(rows: list[Measure]) -> str:
-    header = ("stage", "input", "wall s", "CPU s", "art/s", "art/CPU-s", "MB/s", "MB/CPU-s", "RSS MB", "tree RSS MB")
+    header = ("stage", "input", "wall s", "CPU s", "art/s", "art/CPU-s", "MB/s", "MB/CPU-s", "RSS MB", "tree RSS MB",
+              "worker RSS MB")
     lines = [header]
     for m in rows:
         lines.append((m.stage, m.input_name, f"{m.wall_s:.2f}", f"{m.cpu_s:.2f}", f"{m.articles_per_s:.1f}",
                       f"{m.articles_per_cpu_s:.1f}", f"{m.mb_per_s:.3f}", f"{m.mb_per_cpu_s:.3f}",
-                      f"{m.peak_rss_mb:.0f}", f"{m.tree_rss_mb:.0f}"))
+                      f"{m.peak_rss_mb:.0f}", f"{m.tree_rss_mb:.0f}",
+                      f"{m.worker_rss_mb:.0f}" if m.worker_rss_mb else "-"))
     widths = [max(len(row[i]) for row in lines) for i in range(len(header))]
     out = ["| " + " | ".join(cell.ljust(w) for cell, w in zip(row, widths)) + " |" for row in lines]
     out.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
@@ -488,6 +500,12 @@ def ratios(found: dict[tuple[str, str], Measure], big: str | None) -> list[str]:
                 f"tree RSS growth, build 2 workers: {p_small.tree_rss_mb:.0f} MB -> {p_large.tree_rss_mb:.0f} MB = "
                 f"{ratio(p_large.tree_rss_mb, p_small.tree_rss_mb)}"
             )
+            if p_small.worker_rss_mb and p_large.worker_rss_mb:
+                lines.append(
+                    f"worker RSS growth, build 2 workers (largest SDK worker process, without the runner "
+                    f"that holds the local shuffle): {p_small.worker_rss_mb:.0f} MB -> {p_large.worker_rss_mb:.0f} MB = "
+                    f"{ratio(p_large.worker_rss_mb, p_small.worker_rss_mb)}"
+                )
     return lines
 
 

@@ -99,6 +99,20 @@ def auto_shards(dumps: tuple[str, ...]) -> int:
     return max(4, -(-total // SHARD_INPUT_BYTES))
 
 
+FILTER_INPUT_BYTES = 1000  # compressed dump bytes per title the type filter is sized for
+
+
+def title_filter_capacity(dumps: tuple[str, ...]) -> int:
+    """Titles the Bloom filter of requested titles is sized for: one per kB of compressed dump.
+
+    A full English dump (~22 GB of bz2, ~10 M distinct link targets) gives 22 M titles, a 26 MB
+    filter with fewer than 1 % false positives; a small wiki gets the minimum of 100 000
+    (120 kB). Over capacity the filter only lets more unrequested type lines through.
+    """
+    total = sum(os.path.getsize(path) for path in dumps if os.path.isfile(path))
+    return max(100_000, total // FILTER_INPUT_BYTES)
+
+
 def check_inputs(config: BuildConfig) -> None:
     """Fail early with one clear line for a missing file or a bad option."""
     if config.multistream_index and len(config.multistream_index) != len(config.dumps):
@@ -206,7 +220,7 @@ def build_pipeline(pipeline: beam.Pipeline, config: BuildConfig, staging: str) -
     evidence["request"] = requests
     targets, typing_counts = evidence | "TypeEntities" >> TypeEntities(
         config.lang, ontology, table, types_files=config.types, entity_tables=config.entities,
-        types_direct=types_lang(config) == config.lang,
+        types_direct=types_lang(config) == config.lang, filter_capacity=title_filter_capacity(config.dumps),
     )
     label_config = LabelConfig(
         disabled_rules=frozenset(config.disabled_rules), keep_low_quality=not config.drop_low_quality

@@ -22,6 +22,7 @@ import apache_beam as beam
 from apache_beam.metrics import Metrics
 
 from wikisilver import dump as dumplib
+from wikisilver.bloom import BloomFilter, filter_size, title_hash
 from wikisilver import formats, wikitext
 from wikisilver.calendar import is_calendar_title
 from wikisilver.labels import LabelConfig, Labeller
@@ -398,14 +399,34 @@ class TypeEntities(beam.PTransform):
     def __init__(
         self, lang: str, ontology: Ontology, class_table: Mapping[str, ClassTag],
         types_files: Iterable[str] = (), entity_tables: Iterable[str] = (), types_direct: bool = True,
+        filter_capacity: int = 1_000_000,
     ) -> None:
         super().__init__()
+        self.filter_capacity = filter_capacity
         self.lang = lang
         self.types_direct = types_direct
         self.ontology = ontology
         self.class_table = class_table
         self.types_files = sorted(types_files)
         self.entity_tables = sorted(entity_tables)
+
+    def _wanted_titles(self, inputs):
+        """Titles the types will be joined with, when that set is known (the build), else None.
+
+        Direct typing joins the types with the requested titles; cross-language typing with the
+        other-language titles of the dump's langlinks. The entities job (no requests) types
+        every title any source knows, so it reads the types unfiltered.
+        """
+        if "request" not in inputs or self.filter_capacity <= 0:
+            return None
+        keys = []
+        if self.types_direct:
+            keys.append(inputs["request"] | "RequestedTitles" >> beam.Keys())
+        if "langlinks" in inputs:
+            keys.append(inputs["langlinks"] | "LanglinkTitles" >> beam.Keys())
+        if not keys:
+            return None
+        return tuple(keys) | "WantedTitles" >> beam.Flatten()
 
     def expand(self, inputs):
         pipeline = inputs["flags"].pipeline
@@ -427,12 +448,18 @@ class TypeEntities(beam.PTransform):
             ) | "AllAliases" >> beam.Flatten()
         types = None
         if self.types_files:
-            types = (
-                pipeline
-                | "TypesFiles" >> beam.Create(self.types_files)
-                | "ReadTypes" >> beam.FlatMap(_read_types)
-                | "ReshuffleTypes" >> beam.Reshuffle()
-            )
+            files = pipeline | "TypesFiles" >> beam.Create(self.types_files)
+            wanted = self._wanted_titles(inputs)
+            if wanted is None:
+                lines = files | "ReadTypes" >> beam.FlatMap(_read_types)
+            else:
+                title_filter = wanted | "TitleFilter" >> beam.CombineGlobally(
+                    TitleFilterFn(self.filter_capacity)
+                )
+                lines = files | "ReadTypes" >> beam.FlatMap(
+                    _read_types, title_filter=beam.pvalue.AsSingleton(title_filter)
+                )
+            types = lines | "ReshuffleTypes" >> beam.Reshuffle()
             if self.types_direct:
                 evidence["types"] = types
         if types is not None and "langlinks" in inputs:
@@ -463,12 +490,66 @@ class TypeEntities(beam.PTransform):
         return chosen.infos, chosen.counts
 
 
-def _read_types(path: str) -> Iterator[tuple[str, str]]:
+class TitleFilterFn(beam.CombineFn):
+    """Titles -> (bits, hashes, bytes) of a Bloom filter holding them (``wikisilver.bloom``).
+
+    A bundle's accumulator is a set of title hashes until it would outgrow the bit array, then
+    the bit array itself, so a small bundle ships a few kB, never the whole filter.
+    """
+
+    def __init__(self, capacity: int, error_rate: float = 0.01) -> None:
+        self.bits, self.hashes = filter_size(capacity, error_rate)
+        self.switch = self.bits // 64  # a set of 64-bit hashes as large as the bit array
+
+    def _as_filter(self, accumulator) -> BloomFilter:
+        if isinstance(accumulator, BloomFilter):
+            return accumulator
+        bloom = BloomFilter(self.bits, self.hashes)
+        for hashed in accumulator:
+            bloom.add_hash(hashed)
+        return bloom
+
+    def create_accumulator(self):
+        return set()
+
+    def add_input(self, accumulator, title: str):
+        if isinstance(accumulator, BloomFilter):
+            accumulator.add(title)
+            return accumulator
+        accumulator.add(title_hash(title))
+        return self._as_filter(accumulator) if len(accumulator) > self.switch else accumulator
+
+    def merge_accumulators(self, accumulators):
+        hashes: set[int] = set()
+        bloom = None
+        for accumulator in accumulators:
+            if isinstance(accumulator, BloomFilter):
+                bloom = accumulator if bloom is None else bloom.union(accumulator)
+            else:
+                hashes |= accumulator
+        if bloom is None:
+            return hashes if len(hashes) <= self.switch else self._as_filter(hashes)
+        for hashed in hashes:
+            bloom.add_hash(hashed)
+        return bloom
+
+    def extract_output(self, accumulator) -> tuple[int, int, bytes]:
+        bloom = self._as_filter(accumulator)
+        return bloom.bits, bloom.hashes, bytes(bloom.array)
+
+
+def _read_types(path: str, title_filter: tuple[int, int, bytes] | None = None) -> Iterator[tuple[str, str]]:
+    """(title, class) of a types file; with a filter, only the titles that may be requested."""
     from wikisilver.sources import iter_instance_types
 
     read = counter("type_triples_read")
+    dropped = counter("type_triples_unrequested")
+    bloom = BloomFilter(*title_filter) if title_filter is not None else None
     for title, cls in iter_instance_types(path):
         read.inc()
+        if bloom is not None and title not in bloom:
+            dropped.inc()
+            continue
         yield title, cls
 
 

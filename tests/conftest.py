@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "data"
+
+
+def pytest_configure(config) -> None:
+    # Parsed ontologies are cached (wikisilver.ontology.cache_dir); tests keep theirs out of ~/.cache.
+    os.environ.setdefault("WIKISILVER_CACHE_DIR", tempfile.mkdtemp(prefix="wikisilver-test-cache-"))
 
 
 def shared_file(relative: str) -> Path:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bz2
+import json
 
 import pytest
 from conftest import ONTOLOGY, shared_file
@@ -244,6 +245,44 @@ def test_small_turtle_ontology_keeps_only_dbpedia_parents(tmp_path):
     # schema.org is another vocabulary and dbo:building is a dangling reference: both dropped.
     assert dict(ontology.parents) == {"Place": (THING,), "City": ("Place",), "Hospital": (THING,)}
     assert ontology.labels["City"] == "city"
+
+
+def test_a_parsed_ontology_is_cached_by_content(tmp_path, monkeypatch):
+    from wikisilver import ontology as ontology_module
+
+    monkeypatch.setenv("WIKISILVER_CACHE_DIR", str(tmp_path / "cache"))
+    path = tmp_path / "tiny.ttl"
+    path.write_text(SMALL_TTL, encoding="utf-8")
+    first = load_ontology(str(path))
+    assert len(list((tmp_path / "cache").glob("ontology-v*.json"))) == 1
+
+    def no_parsing(*args):
+        raise AssertionError("parsed again although the file is unchanged")
+
+    monkeypatch.setattr(ontology_module, "_parse_ontology", no_parsing)
+    second = load_ontology(str(path))
+    assert dict(second.parents) == dict(first.parents) and dict(second.labels) == dict(first.labels)
+    # An edited file has another hash: parsed again, never served stale.
+    path.write_text(SMALL_TTL.replace('"city"@en', '"town"@en'), encoding="utf-8")
+    with pytest.raises(AssertionError, match="parsed again"):
+        load_ontology(str(path))
+
+
+def test_a_damaged_cache_entry_is_parsed_again_and_off_writes_nothing(tmp_path, monkeypatch):
+    monkeypatch.setenv("WIKISILVER_CACHE_DIR", str(tmp_path / "cache"))
+    path = tmp_path / "tiny.ttl"
+    path.write_text(SMALL_TTL, encoding="utf-8")
+    load_ontology(str(path))
+    (entry,) = (tmp_path / "cache").glob("ontology-v*.json")
+    entry.write_text('{"parents": {"City": ', encoding="utf-8")
+    assert dict(load_ontology(str(path)).parents)["City"] == ("Place",)
+    assert json.loads(entry.read_text(encoding="utf-8"))["parents"]["City"] == ["Place"]
+
+    monkeypatch.setenv("WIKISILVER_CACHE_DIR", "off")
+    other = tmp_path / "other.ttl"
+    other.write_text(SMALL_TTL + "dbo:Town a owl:Class ; rdfs:subClassOf dbo:City .\n", encoding="utf-8")
+    assert dict(load_ontology(str(other)).parents)["Town"] == ("City",)
+    assert len(list((tmp_path / "cache").glob("ontology-v*.json"))) == 1
 
 
 def test_turtle_snapshot_gives_the_same_parents_as_the_owl(ontologies):

@@ -17,7 +17,10 @@ from __future__ import annotations
 import bz2
 import functools
 import gzip
+import hashlib
+import json
 import logging
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -111,19 +114,84 @@ def _parse_error(path: Path, error: Exception) -> InputError:
     return InputError(str(path), f"not a readable ontology: {reason}", f"line {line}" if line else None)
 
 
+CACHE_ENV = "WIKISILVER_CACHE_DIR"
+_CACHE_VERSION = 1
+
+
+def cache_dir() -> Path | None:
+    """Where parsed ontologies are cached: $WIKISILVER_CACHE_DIR, else $XDG_CACHE_HOME/wikisilver,
+    else ~/.cache/wikisilver; None when the variable is ``off`` (or empty)."""
+    configured = os.environ.get(CACHE_ENV)
+    if configured is not None:
+        return Path(configured) if configured.strip() and configured.strip().lower() != "off" else None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "wikisilver"
+
+
+def _cache_file(file: Path) -> Path | None:
+    directory = cache_dir()
+    if directory is None:
+        return None
+    digest = hashlib.sha256()
+    with file.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return directory / f"ontology-v{_CACHE_VERSION}-{digest.hexdigest()}.json"
+
+
+def _read_cached(cached: Path | None, path: str) -> Ontology | None:
+    if cached is None:
+        return None
+    try:
+        data = json.loads(cached.read_text(encoding="utf-8"))
+        parents = {cls: tuple(ps) for cls, ps in data["parents"].items()}
+        labels = dict(data["labels"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None  # absent or damaged: parse the file again
+    return Ontology(parents=parents, labels=labels, source=str(path))
+
+
+def _write_cached(cached: Path | None, ontology: Ontology) -> None:
+    if cached is None:
+        return
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        partial = cached.with_name(f"{cached.name}.{os.getpid()}.tmp")
+        partial.write_text(json.dumps({"parents": ontology.parents, "labels": ontology.labels}), encoding="utf-8")
+        os.replace(partial, cached)
+    except OSError as error:  # a read-only home must not fail a build
+        log.debug("cannot cache the parsed ontology in %s: %s", cached.parent, error)
+
+
 def load_ontology(path: str) -> Ontology:
     """Read a DBpedia ontology (RDF/XML ``.owl`` or Turtle ``.ttl``/``.nt``, optionally .bz2/.gz).
 
     Only ``rdfs:subClassOf`` between classes of the DBpedia namespace (and owl:Thing) is kept;
     ``owl:equivalentClass`` and parents in other vocabularies are ignored.
-    """
-    import rdflib  # slow to import; only needed when an ontology file is given
-    from rdflib.namespace import OWL, RDF, RDFS
 
+    rdflib takes seconds on the 2.7 MB snapshot ontology, so the result is cached as JSON under
+    :func:`cache_dir`, keyed by the SHA-256 of the file's bytes: the same file is parsed once per
+    machine, an edited file is parsed again. ``WIKISILVER_CACHE_DIR=off`` turns the cache off.
+    """
     file = Path(path)
     if not file.is_file():
         raise InputError(path, "no such ontology file")
     fmt = _rdf_format(file)
+    try:
+        cached = _cache_file(file)
+    except OSError as error:
+        raise InputError(path, f"cannot read: {error.strerror or error}") from None
+    ontology = _read_cached(cached, path)
+    if ontology is None:
+        ontology = _parse_ontology(file, fmt, path)
+        _write_cached(cached, ontology)
+    return ontology
+
+
+def _parse_ontology(file: Path, fmt: str, path: str) -> Ontology:
+    import rdflib  # slow to import; only needed when an ontology file is given
+    from rdflib.namespace import OWL, RDF, RDFS
+
     graph = rdflib.Graph()
     try:
         with _open_binary(file) as handle:
