@@ -62,12 +62,11 @@ def sentence_sort_key(sentence: LabelledSentence) -> tuple[int, int]:
 
 def write_tsv_sentence(handle: TextIO, sentence: LabelledSentence) -> None:
     """Append one sentence in the multitag TSV format (cells never contain tabs or newlines)."""
-    lines = []
-    for cells in zip(
-        sentence.tokens, sentence.lemmas, sentence.pos, sentence.dbpedia_tags, sentence.conll_tags
-    ):
-        lines.append("\t".join(cell.translate(_ESCAPES) or "_" for cell in cells))
-    handle.write("\n".join(lines))
+    columns = (sentence.tokens, sentence.lemmas, sentence.pos, sentence.dbpedia_tags, sentence.conll_tags)
+    joined = "".join(sentence.tokens) + "".join(sentence.lemmas) + "".join(sentence.pos)
+    if "\t" in joined or "\n" in joined or "\r" in joined or any("" in column for column in columns):
+        columns = tuple(tuple(cell.translate(_ESCAPES) or "_" for cell in column) for column in columns)
+    handle.write("\n".join(map("\t".join, zip(*columns))))
     handle.write("\n\n")
 
 

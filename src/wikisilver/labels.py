@@ -335,6 +335,7 @@ class Labeller:
     ) -> LabelledSentence | None:
         tokens = [text[s:e] for s, e in spans]
         n = len(tokens)
+        capitalized = [token[:1].isupper() for token in tokens]  # is_capitalized, once per token
         mentions: list[_Mention | None] = [None] * n
         group: list[int] = [-1] * n  # mention id per token, for IOB boundaries
         next_group = 0
@@ -355,7 +356,7 @@ class Labeller:
         # 2. Unlinked mentions through the alias set, longest match first.
         i = 0
         while i < n:
-            if mentions[i] is not None or not is_capitalized(tokens[i]):
+            if mentions[i] is not None or not capitalized[i]:
                 i += 1
                 continue
             matched = 0
@@ -378,9 +379,7 @@ class Labeller:
         first_word = next((k for k, t in enumerate(tokens) if t not in _OPENING), 0)
         initial_pending = False
         for k, token in enumerate(tokens):
-            if mentions[k] is not None:
-                continue
-            if not is_capitalized(token):
+            if mentions[k] is not None or not capitalized[k]:
                 continue
             if token in pack.personal_titles and self.config.on("personal_title_o"):
                 counts["personal_title_o"] += 1

@@ -416,6 +416,10 @@ _MAX_CHUNK = 16_384
 _PARAGRAPH = re.compile(r"\n[ \t]*\n\s*")
 _LEFTOVER = re.compile(r"\[\[|\]\]|\{\{|\}\}|\{\||\|\}|\[(?=https?:|//)")
 _SPACE_RUN = re.compile(r"\s+")
+# Whitespace runs that normalization changes: at the ends, longer than one character, or one
+# character other than " " and "\n" (a lone space or newline inside the text stays as it is, and
+# skipping those keeps the loop below to a few hundred runs per article instead of one per word).
+_ABNORMAL_SPACE = re.compile(r"\A\s+|\s+\Z|\s{2,}|[^\S \n]")
 _URL = re.compile(r"(?:https?:|ftp:)?//\S+")
 _PIPE_TRICK = re.compile(r"\s*\([^()]*\)\s*$")
 # HTML tags whose content is not running text.
@@ -609,7 +613,7 @@ def _normalize(text: str, spans: list[tuple[int, int, str]]) -> CleanText:
     removed = 0
     pos = 0
     length = len(text)
-    for match in _SPACE_RUN.finditer(text):
+    for match in _ABNORMAL_SPACE.finditer(text):
         start, end = match.span()
         out.append(text[pos:start])
         if start == 0 or end == length:
