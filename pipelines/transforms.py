@@ -448,7 +448,11 @@ class TypeEntities(beam.PTransform):
             ) | "AllAliases" >> beam.Flatten()
         types = None
         if self.types_files:
-            files = pipeline | "TypesFiles" >> beam.Create(self.types_files)
+            files = (
+                pipeline
+                | "TypesFiles" >> beam.Create(self.types_files)
+                | "SpreadTypesFiles" >> beam.Reshuffle()  # several files are read by several workers
+            )
             wanted = self._wanted_titles(inputs)
             if wanted is None:
                 lines = files | "ReadTypes" >> beam.FlatMap(_read_types)
