@@ -204,11 +204,37 @@ def test_get_processor_is_cached_and_rejects_bad_backends() -> None:
     assert get_processor("en") is EN
     with pytest.raises(InputError, match="unknown text backend"):
         get_processor("en", "stanza")
-    try:
-        import spacy  # noqa: F401
-    except ImportError:
-        with pytest.raises(InputError, match="spaCy"):
-            get_processor("en", "spacy:en_core_web_sm")
+    with pytest.raises(InputError, match="spaCy pipeline 'no_such_pipeline_xx' is not installed|needs spaCy"):
+        get_processor("en", "spacy:no_such_pipeline_xx")
+
+
+def test_spacy_backend_splits_tokenizes_and_labels(tmp_path: Path) -> None:
+    """The pluggable backend with a spaCy pipeline saved locally (no model download)."""
+    spacy = pytest.importorskip("spacy", reason="the spaCy backend needs spaCy (a test dependency)")
+    from wikisilver.labels import Labeller
+    from wikisilver.records import Article, EntityType, Link, TargetInfo
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("sentencizer")
+    nlp.to_disk(tmp_path / "blank_en")
+    processor = get_processor("en", f"spacy:{tmp_path / 'blank_en'}")
+    text = "Lincoln was born in Hodgenville. He moved to Illinois in 1830."
+    sentences = processor.split_sentences(text)
+    assert [text[s:e] for s, e in sentences] == ["Lincoln was born in Hodgenville.", "He moved to Illinois in 1830."]
+    tokens = [text[s:e] for s, e in processor.tokenize(text, *sentences[0])]
+    assert tokens == ["Lincoln", "was", "born", "in", "Hodgenville", "."]
+    start = text.index("Hodgenville")
+    article = Article(1, "Abraham Lincoln", text, (Link(start, start + 11, "Hodgenville, Kentucky", "Hodgenville"),
+                                                   Link(text.index("Illinois"), text.index("Illinois") + 8, "Illinois", "Illinois")))
+    city = TargetInfo("Hodgenville, Kentucky", EntityType("Hodgenville, Kentucky", "City", "LOC", "GPE", "types"), exists=True)
+    state = TargetInfo("Illinois", EntityType("Illinois", "AdministrativeRegion", "LOC", "GPE", "types"), exists=True)
+    own = TargetInfo("Abraham Lincoln", EntityType("Abraham Lincoln", "Person", "PER", "PERSON", "types"), exists=True,
+                     aliases=("Lincoln",))
+    result = Labeller("en", processor).label_article(
+        article, {"Hodgenville, Kentucky": city, "Illinois": state}, own)
+    tags = [list(zip(s.tokens, s.conll_tags)) for s in result.sentences]
+    assert ("Lincoln", "B-PER") in tags[0] and ("Hodgenville", "B-LOC") in tags[0]
+    assert ("Illinois", "B-LOC") in tags[1]
 
 
 def test_punkt_parameters_round_trip_through_tsv(tmp_path: Path) -> None:
