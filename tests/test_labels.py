@@ -234,3 +234,78 @@ def test_hu_derived_adjective_is_o(hu):
     result = hu.label_article(article("A [[Berlin|Berlini]] Fal leomlott."), HU_TARGETS)
     # "Berlini" is derived from Berlin: not an NE in Szeged conventions; "Fal" stays UNK -> dropped
     assert result.counts["derived_word"] == 1
+
+
+# -- scripts without letter case, and without spaces (the language-independent defaults) --------
+
+# From the Bengali Wikipedia article "বাংলাদেশ" (shared bnwiki extract), links as in the dump.
+BN_TEXT = ("[[বাংলাদেশ]] [[দক্ষিণ এশিয়া|দক্ষিণ এশিয়ার]] একটি [[সার্বভৌম রাষ্ট্র]]। "
+           "বাংলাদেশের পশ্চিমে [[ভারত|ভারতের]] [[পশ্চিমবঙ্গ]] অবস্থিত।")
+BN_LINK = re.compile(r"\[\[([^|\]]+)(?:\|([^\]]+))?\]\]")
+
+
+def bn_article() -> Article:
+    text, links, pos, length = [], [], 0, 0
+    for match in BN_LINK.finditer(BN_TEXT):
+        before = BN_TEXT[pos:match.start()]
+        anchor = match.group(2) or match.group(1)
+        links.append(Link(length + len(before), length + len(before) + len(anchor), match.group(1), anchor))
+        text += [before, anchor]
+        length += len(before) + len(anchor)
+        pos = match.end()
+    text.append(BN_TEXT[pos:])
+    return Article(1, "বাংলাদেশ", "".join(text), tuple(links))
+
+
+def test_is_lowercase_anchor_only_in_cased_scripts():
+    from wikisilver.labels import is_capitalized, is_lowercase_anchor
+
+    assert is_lowercase_anchor("lawyer") and is_lowercase_anchor("1848") and is_lowercase_anchor("ügyvéd")
+    assert not is_lowercase_anchor("Kentucky") and not is_lowercase_anchor("iPhone")
+    assert not is_lowercase_anchor("দক্ষিণ এশিয়ার") and not is_lowercase_anchor("東京")
+    assert is_capitalized("Lincoln") and is_capitalized("ঢাকা") and not is_capitalized("lawyer")
+    assert not is_capitalized("1990") and not is_capitalized("।")
+
+
+def test_caseless_links_are_labelled_not_ignored_and_danda_ends_sentences():
+    labeller = Labeller("bn", get_processor("bn"))
+    targets = {
+        "দক্ষিণ এশিয়া": entity("দক্ষিণ এশিয়া", "Continent", "LOC"),
+        "সার্বভৌম রাষ্ট্র": entity("সার্বভৌম রাষ্ট্র", None, ""),  # a common noun, untyped
+        "ভারত": entity("ভারত", "Country", "LOC"),
+        "পশ্চিমবঙ্গ": entity("পশ্চিমবঙ্গ", "AdministrativeRegion", "LOC"),
+    }
+    own = entity("বাংলাদেশ", "Country", "LOC")
+    result = labeller.label_article(bn_article(), targets, own)
+    # Sentence 1 links an untyped page ("sovereign state"): without case to tell a common noun,
+    # that is UNK and the sentence is dropped (precision first). Sentence 2 is kept whole.
+    assert result.counts["sentences_total"] == 2 and result.counts["sentences_kept"] == 1
+    assert result.counts["link_lowercase_ignored"] == 0
+    sentence = result.sentences[0]
+    assert list(zip(sentence.tokens, sentence.conll_tags)) == [
+        ("বাংলাদেশের", "O"), ("পশ্চিমে", "O"), ("ভারতের", "B-LOC"), ("পশ্চিমবঙ্গ", "B-LOC"), ("অবস্থিত", "O"), ("।", "O"),
+    ]
+    assert not sentence.low_quality  # the danda is final punctuation
+
+
+def test_caseless_own_title_is_matched_as_alias():
+    labeller = Labeller("bn", get_processor("bn"))
+    text = "বাংলাদেশ একটি রাষ্ট্র। ঢাকা বাংলাদেশ এর রাজধানী।"
+    own = entity("বাংলাদেশ", "Country", "LOC")
+    result = labeller.label_article(Article(1, "বাংলাদেশ", text, ()), {}, own)
+    assert [list(zip(s.tokens, s.conll_tags)) for s in result.sentences] == [
+        [("বাংলাদেশ", "B-LOC"), ("একটি", "O"), ("রাষ্ট্র", "O"), ("।", "O")],
+        [("ঢাকা", "O"), ("বাংলাদেশ", "B-LOC"), ("এর", "O"), ("রাজধানী", "O"), ("।", "O")],
+    ]
+
+
+def test_japanese_links_align_with_character_tokens():
+    labeller = Labeller("ja", get_processor("ja"))
+    text = "東京都は日本の首都。人口は約1400万人である。"
+    article_ = Article(1, "東京都", text, (Link(4, 6, "日本", "日本"),))
+    result = labeller.label_article(article_, {"日本": entity("日本", "Country", "LOC")})
+    first, second = ([(t, c) for t, c in zip(s.tokens, s.conll_tags)] for s in result.sentences)
+    assert first == [("東", "O"), ("京", "O"), ("都", "O"), ("は", "O"), ("日", "B-LOC"), ("本", "I-LOC"),
+                     ("の", "O"), ("首", "O"), ("都", "O"), ("。", "O")]
+    assert second[-1] == ("。", "O") and ("1400", "O") in second
+    assert not any(s.low_quality for s in result.sentences)

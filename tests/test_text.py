@@ -307,3 +307,38 @@ def test_sentences_are_ordered_and_never_cross_a_line_break(processor: TextProce
         previous_end = e
     non_space = "".join(text.split())
     assert "".join("".join(text[s:e].split()) for s, e in spans) == non_space
+
+
+def test_default_tokens_keep_combining_marks_inside_words() -> None:
+    # Bengali and Marathi write vowel signs as combining marks, which Python's \w leaves out.
+    bn = get_processor("bn")
+    text = "বাংলা ভাষা (বাঙলা, বাঙ্গলা) একটি ইন্দো-আর্য ভাষা।"
+    assert [text[s:e] for s, e in bn.tokenize(text)] == [
+        "বাংলা", "ভাষা", "(", "বাঙলা", ",", "বাঙ্গলা", ")", "একটি", "ইন্দো-আর্য", "ভাষা", "।"]
+    mr = get_processor("mr")
+    text = "महाराष्ट्र हे भारतातील एक राज्य आहे."
+    assert [text[s:e] for s, e in mr.tokenize(text)] == ["महाराष्ट्र", "हे", "भारतातील", "एक", "राज्य", "आहे", "."]
+
+
+def test_default_sentences_end_at_danda_and_before_caseless_letters() -> None:
+    bn = get_processor("bn")
+    text = "বাংলাদেশ দক্ষিণ এশিয়ার একটি সার্বভৌম রাষ্ট্র। বাংলাদেশের সাংবিধানিক নাম গণপ্রজাতন্ত্রী বাংলাদেশ। Dhaka is big."
+    assert [text[s:e] for s, e in bn.split_sentences(text)] == [
+        "বাংলাদেশ দক্ষিণ এশিয়ার একটি সার্বভৌম রাষ্ট্র।", "বাংলাদেশের সাংবিধানিক নাম গণপ্রজাতন্ত্রী বাংলাদেশ।", "Dhaka is big."]
+    # A cased script still needs a capital after the period ("ca. fünf" does not end a sentence).
+    de = get_processor("de")
+    text = "Das kostet ca. fünf Euro. Danach gehen wir."
+    assert [text[s:e] for s, e in de.split_sentences(text)] == ["Das kostet ca. fünf Euro.", "Danach gehen wir."]
+
+
+def test_chinese_and_japanese_are_one_token_per_character_and_split_without_spaces() -> None:
+    ja = get_processor("ja")
+    text = "東京都（とうきょうと）は日本の首都。人口は約1400万人である。「東京」とも呼ばれる！"
+    assert [text[s:e] for s, e in ja.split_sentences(text)] == [
+        "東京都（とうきょうと）は日本の首都。", "人口は約1400万人である。", "「東京」とも呼ばれる！"]
+    first = ja.split_sentences(text)[0]
+    assert [text[s:e] for s, e in ja.tokenize(text, *first)] == [
+        "東", "京", "都", "（", "と", "う", "き", "ょ", "う", "と", "）", "は", "日", "本", "の", "首", "都", "。"]
+    zh = get_processor("zh")
+    assert [t for t in (lambda s: [s[a:b] for a, b in zh.tokenize(s)])("北京是中国的首都，人口2150万。")] == [
+        "北", "京", "是", "中", "国", "的", "首", "都", "，", "人", "口", "2150", "万", "。"]

@@ -64,6 +64,10 @@ RULES = (
 
 UNK = "UNK"
 _FINAL_PUNCTUATION = frozenset({".", "!", "?", "…", "?!", "!?", "...", ".\"", ".'"})
+# Sentence-final marks of other scripts: danda (Bengali, Hindi, Marathi), ideographic full stop
+# and full-width !/? (Chinese, Japanese), Armenian full stop, Arabic question mark, Urdu full
+# stop, Ethiopic full stop and question mark.
+_FINAL_MARKS = (".", "!", "?", "।", "॥", "。", "！", "？", "։", "؟", "۔", "።", "፧")
 _CLOSING_QUOTES = frozenset({'"', "'", "”", "’", "»", ")", "]"})
 _OPENING = frozenset({'"', "'", "“", "‘", "„", "«", "(", "[", "-", "–", "—", "*", "•"})
 _PARENTHETICAL = re.compile(r"\s*\([^)]*\)\s*$")
@@ -71,8 +75,26 @@ _NAME_PARTICLES = frozenset({"von", "van", "de", "der", "den", "da", "di", "du",
 
 
 def is_capitalized(token: str) -> bool:
-    """Starts with an upper-case letter (the orthographic proper-noun signal)."""
-    return bool(token) and token[0].isupper()
+    """Starts with an upper-case letter (the orthographic proper-noun signal), or with a letter of
+    a script without letter case (Bengali, Japanese, Georgian…), where the script cannot tell a
+    name from a common word and every word may be one: those can match the alias set, but are
+    never made UNK for their capital (see :func:`has_capital`)."""
+    first = token[:1]
+    return first.isalpha() and not first.islower()
+
+
+def has_capital(token: str) -> bool:
+    """Starts with a real upper-case letter (a cased script)."""
+    return token[:1].isupper()
+
+
+def is_lowercase_anchor(anchor: str) -> bool:
+    """An anchor written in lower case: common-noun links ("[[city]]") and anchors with no letter
+    at all ("[[1848]]"). An anchor in a script without case is not lower case."""
+    letters = [ch for ch in anchor if ch.isalpha()]
+    if not letters:
+        return True
+    return not any(ch.isupper() for ch in letters) and any(ch.islower() for ch in letters)
 
 
 def is_punctuation(token: str) -> bool:
@@ -244,7 +266,7 @@ class Labeller:
         ):
             counts["link_calendar_o"] += 1
             return _Mention("O", "O", link.target, "link_calendar_o")
-        if on("link_lowercase_ignored") and not any(ch.isupper() for ch in link.anchor):
+        if on("link_lowercase_ignored") and is_lowercase_anchor(link.anchor):
             counts["link_lowercase_ignored"] += 1
             return None
         if info is not None and info.is_disambiguation:
@@ -335,7 +357,7 @@ class Labeller:
     ) -> LabelledSentence | None:
         tokens = [text[s:e] for s, e in spans]
         n = len(tokens)
-        capitalized = [token[:1].isupper() for token in tokens]  # is_capitalized, once per token
+        capitalized = [is_capitalized(token) for token in tokens]  # may be a name: alias matching
         mentions: list[_Mention | None] = [None] * n
         group: list[int] = [-1] * n  # mention id per token, for IOB boundaries
         next_group = 0
@@ -379,7 +401,7 @@ class Labeller:
         first_word = next((k for k, t in enumerate(tokens) if t not in _OPENING), 0)
         initial_pending = False
         for k, token in enumerate(tokens):
-            if mentions[k] is not None or not capitalized[k]:
+            if mentions[k] is not None or not token[:1].isupper():  # has_capital: cased scripts only
                 continue
             if token in pack.personal_titles and self.config.on("personal_title_o"):
                 counts["personal_title_o"] += 1
@@ -498,7 +520,7 @@ class Labeller:
         reasons = []
         last_token = tokens[-1]
         end_token = tokens[-2] if last_token in _CLOSING_QUOTES and len(tokens) > 1 else last_token
-        if end_token not in _FINAL_PUNCTUATION and not end_token.endswith((".", "!", "?")):
+        if end_token not in _FINAL_PUNCTUATION and not end_token.endswith(_FINAL_MARKS):
             reasons.append("no_final_punctuation")
             counts["low_quality_no_final_punctuation"] += 1
         if self.pack.require_finite_verb and not self.processor.has_finite_verb(tokens, annotations):

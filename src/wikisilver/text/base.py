@@ -11,10 +11,23 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+import regex  # the third-party engine: \p{M} (combining marks), which ``re`` cannot express
+
 # Sentence end: terminal punctuation, optional closing quotes/brackets, then whitespace and the
 # first visible character of the next sentence (after optional opening quotes/brackets).
-_BOUNDARY = re.compile(r"([.!?…]+)[\"'”’»)\]]*(?=\s+[\"'“„«‘(\[¿¡]*(\w))")
-_GENERIC_TOKEN = re.compile(r"\d+(?:[.,:/]\d+)+|\w+(?:[-‐'’]\w+)*|\.{2,}|-{2,}|[^\w\s]")
+_BOUNDARY = re.compile(r"([.!?…।॥։؟۔።፧]+)[\"'”’»)\]]*(?=\s+[\"'“„«‘(\[¿¡]*(\w))")
+# Chinese and Japanese end sentences with full-width marks and no space after them.
+_CJK_BOUNDARY = re.compile(r"[。！？]+[」』）”’]*(?=[^\s。！？」』）”’])")
+# Han, kana and their compatibility forms: written without spaces between words. Without a word
+# segmenter (none ships offline), each character is a token, the usual unit of Chinese and
+# Japanese NER corpora; link anchors then always fall on token boundaries.
+_CJK = "\u3005\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
+# A word character is \w or a combining mark (\p{M}): Bengali, Devanagari and other Indic
+# scripts write vowel signs as marks, which Python's own \w leaves out ("বাংলা" would fall apart).
+_WORD = rf"(?:(?![{_CJK}])[\w\p{{M}}])"
+_GENERIC_TOKEN = regex.compile(
+    rf"[{_CJK}]|\d+(?:[.,:/]\d+)+|{_WORD}+(?:[-‐'’]{_WORD}+)*|\.{{2,}}|-{{2,}}|[^\w\s\p{{M}}]"
+)
 _LINE = re.compile(r"[^\n]+")
 _PUNCT = re.compile(r"^[^\w\s]+$")
 _OPENERS = frozenset("\"'“„«‘([¿¡")
@@ -58,7 +71,8 @@ class TextProcessor:
         current = start
         for match in _BOUNDARY.finditer(text, start, end):
             following = match.group(2)
-            if not (following.isupper() or (following.isdigit() and self.digit_starts_sentence)):
+            caseless = following.isalpha() and not following.islower() and not following.isupper()
+            if not (following.isupper() or caseless or (following.isdigit() and self.digit_starts_sentence)):
                 continue
             if match.group(1) == "." and self._period_is_not_final(text, current, match.start(1), following):
                 continue
@@ -68,7 +82,7 @@ class TextProcessor:
                 current += 1
         if current < end:
             spans.append((current, end))
-        return spans
+        return [piece for span in spans for piece in _split_cjk(text, *span)]
 
     def _period_is_not_final(self, text: str, line_start: int, dot: int, following: str) -> bool:
         """Whether the period at ``dot`` belongs to the word before it (abbreviation, initial)."""
@@ -83,7 +97,7 @@ class TextProcessor:
 
     # -- tokens -----------------------------------------------------------------------------
 
-    _token_pattern: re.Pattern = _GENERIC_TOKEN
+    _token_pattern: "re.Pattern | regex.Pattern" = _GENERIC_TOKEN
 
     def tokenize(self, text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
         """Absolute [start, end) spans of the tokens in ``text[start:end]``."""
@@ -123,6 +137,16 @@ class TextProcessor:
         if not token[:1].isupper():
             return False
         return pos == "PROPN" or not sentence_initial
+
+
+def _split_cjk(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """A span cut after every full-width sentence mark that has text after it (no space needed)."""
+    pieces = []
+    for match in _CJK_BOUNDARY.finditer(text, start, end):
+        pieces.append((start, match.end()))
+        start = match.end()
+    pieces.append((start, end))
+    return pieces
 
 
 def _sentence_initial(tokens: Sequence[str], i: int) -> bool:
