@@ -22,6 +22,7 @@ import json
 import logging
 import os
 import shutil
+import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
@@ -36,6 +37,7 @@ from wikisilver.errors import InputError, WikisilverError
 from wikisilver.formats import write_json_atomic
 from wikisilver.labels import RULES, LabelConfig, rules_fired
 from wikisilver.pipelines.transforms import (
+    NAMESPACE,
     CollectStats,
     ExtractArticles,
     LabelSentences,
@@ -83,6 +85,7 @@ class BuildConfig:
     drop_low_quality: bool = False
     overwrite: bool = False
     strict: bool = False
+    progress_interval: float = 30.0  # seconds between progress lines per worker and stage; 0: none
     beam_args: tuple[str, ...] = field(default=())
 
 
@@ -193,9 +196,10 @@ def class_table(ontology_path: str | None):
 
 def build_pipeline(pipeline: beam.Pipeline, config: BuildConfig, staging: str) -> None:
     ontology, table = class_table(config.ontology)
-    pages, read_rejects = pipeline | "ReadPages" >> ReadPages(config.dumps, multistream_indexes(config))
+    progress = config.progress_interval
+    pages, read_rejects = pipeline | "ReadPages" >> ReadPages(config.dumps, multistream_indexes(config), progress)
     parsed = pages | "ExtractArticles" >> ExtractArticles(
-        config.lang, config.max_page_chars, config.page_timeout, config.infobox_mappings
+        config.lang, config.max_page_chars, config.page_timeout, config.infobox_mappings, progress
     )
     evidence = dict(parsed)
     redirects = parsed["redirects"]
@@ -226,7 +230,7 @@ def build_pipeline(pipeline: beam.Pipeline, config: BuildConfig, staging: str) -
         disabled_rules=frozenset(config.disabled_rules), keep_low_quality=not config.drop_low_quality
     )
     sentences, counts, label_rejects = {"articles": parsed["articles"], "targets": targets} | (
-        "LabelSentences" >> LabelSentences(config.lang, config.text_backend, label_config)
+        "LabelSentences" >> LabelSentences(config.lang, config.text_backend, label_config, progress)
     )
     sentences | "WriteCorpus" >> WriteCorpus(staging, config.shards)
     rejects = (read_rejects, parsed["rejects"], label_rejects) | "AllRejects" >> beam.Flatten()
@@ -318,16 +322,59 @@ class PipelineFailed(WikisilverError):
     """The Beam job failed: the one line that says why (the worker traceback is in the log)."""
 
 
-def run_pipeline(options: PipelineOptions, construct) -> None:
+FOLLOWED_COUNTERS = ("pages_read", "articles_cleaned", "sentences_kept", "sentences_written", "pages_rejected")
+
+
+def follow_progress(result, interval: float) -> None:
+    """While a remote job runs (Dataflow, Flink, Spark via the job service), log its counters and
+    their rates every ``interval`` seconds. The local runner returns from ``run()`` finished, so
+    this returns at once there; its workers log their own progress lines."""
+    from apache_beam.metrics.metric import MetricsFilter
+    from apache_beam.runners.runner import PipelineState
+
+    previous: dict[str, int] = {}
+    last = time.monotonic()
+    while interval > 0 and not PipelineState.is_terminal(result.state):
+        try:
+            result.wait_until_finish(duration=int(interval * 1000))
+        except TypeError:  # a runner whose wait takes no duration: just wait
+            return
+        if PipelineState.is_terminal(result.state):
+            return
+        try:
+            found = result.metrics().query(MetricsFilter().with_namespace(NAMESPACE))["counters"]
+        except Exception as error:  # noqa: BLE001 - progress is best effort, never fails a run
+            log.debug("cannot read the job's counters: %s", error)
+            continue
+        now = time.monotonic()
+        values = {c.key.metric.name: int(c.committed or c.attempted or 0) for c in found}
+        parts = []
+        for name in FOLLOWED_COUNTERS:
+            if name in values:
+                rate = (values[name] - previous.get(name, 0)) / max(now - last, 1e-9)
+                parts.append(f"{name} {values[name]:,} ({rate:.1f}/s)")
+        if parts:
+            log.info("progress: %s", ", ".join(parts))
+        previous, last = values, now
+
+
+def run_pipeline(options: PipelineOptions, construct, progress_interval: float = 30.0) -> None:
     """Construct and run a pipeline; a failure becomes one line naming the cause.
 
     Runners wrap a worker's exception in their own (with its traceback as text); the message of the
     innermost error is what the user needs, so that is what is raised.
     """
+    from apache_beam.runners.runner import PipelineState
+
     options = local_runner_without_downloads(options)
     try:
-        with beam.Pipeline(options=options) as pipeline:
-            construct(pipeline)
+        pipeline = beam.Pipeline(options=options)
+        construct(pipeline)
+        result = pipeline.run()
+        follow_progress(result, progress_interval)
+        state = result.wait_until_finish()
+        if state is not None and state not in (PipelineState.DONE, PipelineState.UNKNOWN):
+            raise PipelineFailed(f"the pipeline ended in state {state}")
     except WikisilverError:
         raise
     except Exception as error:  # noqa: BLE001 - every runner failure ends here, reported in one line
@@ -373,7 +420,7 @@ class AlreadyBuilt(Exception):
 
 def _comparable(config: BuildConfig) -> dict:
     data = asdict(config)
-    for volatile in ("overwrite", "beam_args", "strict"):
+    for volatile in ("overwrite", "beam_args", "strict", "progress_interval"):
         data.pop(volatile, None)
     data["dumps"] = [[os.path.abspath(p), os.path.getsize(p)] for p in config.dumps]
     for key in ("types", "entities", "page_sql", "redirect_sql", "page_props_sql", "langlinks_sql", "multistream_index"):
@@ -421,7 +468,7 @@ def run_build(config: BuildConfig) -> dict:
         (staging / name).mkdir(parents=True)
     options = PipelineOptions(list(config.beam_args))
     try:
-        run_pipeline(options, lambda pipeline: build_pipeline(pipeline, config, str(staging)))
+        run_pipeline(options, lambda pipeline: build_pipeline(pipeline, config, str(staging)), config.progress_interval)
         stats = finalize(staging, out, config)
     finally:
         shutil.rmtree(staging, ignore_errors=True)

@@ -40,6 +40,35 @@ def counter(name: str):
     return Metrics.counter(NAMESPACE, name)
 
 
+progress_log = logging.getLogger("wikisilver.progress")
+
+
+class Progress:
+    """One stage's count and rate on one worker, logged every ``interval`` seconds.
+
+    Beam counters hold the totals (and a Dataflow or Flink UI shows them live); these lines show a
+    long local run moving, and land in the workers' logs on a cluster. ``interval`` 0: silent.
+    """
+
+    def __init__(self, stage: str, unit: str, interval: float) -> None:
+        self.stage, self.unit, self.interval = stage, unit, interval
+        self.count = self.logged_count = 0
+        self.started = self.logged_at = None
+
+    def add(self, n: int = 1) -> None:
+        if self.interval <= 0:
+            return
+        now = time.monotonic()
+        if self.started is None:
+            self.started = self.logged_at = now
+        self.count += n
+        if now - self.logged_at >= self.interval:
+            rate = (self.count - self.logged_count) / (now - self.logged_at)
+            progress_log.info("%s: %s %s on this worker so far, %.1f %s/s", self.stage, f"{self.count:,}",
+                              self.unit, rate, self.unit)
+            self.logged_at, self.logged_count = now, self.count
+
+
 @dataclass(frozen=True)
 class PageFlags:
     """What the dump itself says about a title: it exists, it is a disambiguation page."""
@@ -55,9 +84,14 @@ class PageFlags:
 class _ReadDumpPart(beam.DoFn):
     """Pages of one byte range of one dump file; unreadable pieces go to the rejects output."""
 
-    def __init__(self) -> None:
+    def __init__(self, progress_interval: float = 30.0) -> None:
         self.read = counter("pages_read")
         self.rejected = counter("pages_rejected")
+        self.progress_interval = progress_interval
+        self.progress = None
+
+    def setup(self) -> None:
+        self.progress = Progress("read", "pages", self.progress_interval)
 
     def process(self, part: tuple[str, int, int | None]) -> Iterator:
         path, start, end = part
@@ -71,16 +105,20 @@ class _ReadDumpPart(beam.DoFn):
                 yield beam.pvalue.TaggedOutput(REJECTS, record)
             else:
                 self.read.inc()
+                self.progress.add()
                 yield record
 
 
 class ReadPages(beam.PTransform):
     """Dump files -> pages, parallel over files (and over multistream ranges), then reshuffled."""
 
-    def __init__(self, dumps: Iterable[str], index_files: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, dumps: Iterable[str], index_files: Mapping[str, str] | None = None, progress_interval: float = 30.0
+    ) -> None:
         super().__init__()
         self.dumps = sorted(dumps)
         self.index_files = dict(index_files or {})
+        self.progress_interval = progress_interval
 
     def expand(self, pbegin):
         parts = []
@@ -91,7 +129,7 @@ class ReadPages(beam.PTransform):
             pbegin
             | "DumpParts" >> beam.Create(parts)
             | "ReshuffleParts" >> beam.Reshuffle()
-            | "ReadPart" >> beam.ParDo(_ReadDumpPart()).with_outputs(REJECTS, main="pages")
+            | "ReadPart" >> beam.ParDo(_ReadDumpPart(self.progress_interval)).with_outputs(REJECTS, main="pages")
         )
         pages = result.pages | "SpreadPages" >> beam.Reshuffle()
         return pages, result[REJECTS]
@@ -132,14 +170,19 @@ class _RoutePage(beam.DoFn):
 class _CleanArticle(beam.DoFn):
     """Wikitext -> clean text with link spans (mwparserfromhell), within a size and time budget."""
 
-    def __init__(self, lang: str, max_chars: int, max_seconds: float, infobox_dir: str | None) -> None:
+    def __init__(
+        self, lang: str, max_chars: int, max_seconds: float, infobox_dir: str | None, progress_interval: float = 30.0
+    ) -> None:
         self.lang = lang
         self.max_chars = max_chars
         self.max_seconds = max_seconds
         self.infobox_dir = infobox_dir
         self.infoboxes = None
+        self.progress_interval = progress_interval
+        self.progress = None
 
     def setup(self) -> None:
+        self.progress = Progress("clean", "articles", self.progress_interval)
         if self.infobox_dir:
             from wikisilver.sources import load_infobox_mappings
 
@@ -171,6 +214,7 @@ class _CleanArticle(beam.DoFn):
             yield beam.pvalue.TaggedOutput(SKIPPED, "empty_text")
             return
         counter("articles_cleaned").inc()
+        self.progress.add()
         yield Article(page.page_id, title, clean.text, clean.links)
 
 
@@ -184,19 +228,22 @@ def _reject(page: Page, reason: str, detail: str) -> PageReject:
 class ExtractArticles(beam.PTransform):
     """Pages -> (articles, redirects, page flags, infobox types, skipped reasons, rejects)."""
 
-    def __init__(self, lang: str, max_chars: int, max_seconds: float, infobox_dir: str | None) -> None:
+    def __init__(
+        self, lang: str, max_chars: int, max_seconds: float, infobox_dir: str | None, progress_interval: float = 30.0
+    ) -> None:
         super().__init__()
         self.lang = lang
         self.max_chars = max_chars
         self.max_seconds = max_seconds
         self.infobox_dir = infobox_dir
+        self.progress_interval = progress_interval
 
     def expand(self, pages):
         routed = pages | "Route" >> beam.ParDo(_RoutePage(self.lang)).with_outputs(
             SKIPPED, "redirects", "flags", "page_titles", main="articles"
         )
         cleaned = routed.articles | "Clean" >> beam.ParDo(
-            _CleanArticle(self.lang, self.max_chars, self.max_seconds, self.infobox_dir)
+            _CleanArticle(self.lang, self.max_chars, self.max_seconds, self.infobox_dir, self.progress_interval)
         ).with_outputs(REJECTS, SKIPPED, "infobox_types", main="articles")
         skipped = (routed[SKIPPED], cleaned[SKIPPED]) | "AllSkipped" >> beam.Flatten()
         return {
@@ -671,14 +718,18 @@ class SparqlTypes(beam.PTransform):
 
 
 class _LabelArticle(beam.DoFn):
-    def __init__(self, lang: str, text_backend: str, config: LabelConfig) -> None:
+    def __init__(self, lang: str, text_backend: str, config: LabelConfig, progress_interval: float = 30.0) -> None:
         self.lang = lang
         self.text_backend = text_backend
         self.config = config
         self.labeller = None
+        self.progress_interval = progress_interval
+        self.progress = None
 
     def setup(self) -> None:
         from wikisilver.text import get_processor
+
+        self.progress = Progress("label", "articles", self.progress_interval)
 
         self.labeller = Labeller(self.lang, get_processor(self.lang, self.text_backend), self.config)
 
@@ -716,6 +767,7 @@ class _LabelArticle(beam.DoFn):
             return
         for name in ("sentences_total", "sentences_kept", "sentences_dropped_unk", "tokens_kept"):
             counter(name).inc(result.counts.get(name, 0))
+        self.progress.add()
         yield beam.pvalue.TaggedOutput("counts", dict(result.counts))
         if result.sentences:
             # One element per article, not per sentence: a tenth of Beam's per-element cost on the
@@ -727,18 +779,23 @@ class LabelSentences(beam.PTransform):
     """(articles, resolved targets) -> kept labelled sentences (a tuple per article, in order),
     per-article counts, rejects."""
 
-    def __init__(self, lang: str, text_backend: str = "builtin", config: LabelConfig | None = None) -> None:
+    def __init__(
+        self, lang: str, text_backend: str = "builtin", config: LabelConfig | None = None, progress_interval: float = 30.0
+    ) -> None:
         super().__init__()
         self.lang = lang
         self.text_backend = text_backend
         self.config = config or LabelConfig()
+        self.progress_interval = progress_interval
 
     def expand(self, inputs):
         keyed = inputs["articles"] | "KeyArticles" >> beam.Map(lambda a: (article_key(a), a))
         result = (
             {"article": keyed, "targets": inputs["targets"]}
             | "JoinTargets" >> beam.CoGroupByKey()
-            | "Label" >> beam.ParDo(_LabelArticle(self.lang, self.text_backend, self.config)).with_outputs(
+            | "Label" >> beam.ParDo(
+                _LabelArticle(self.lang, self.text_backend, self.config, self.progress_interval)
+            ).with_outputs(
                 REJECTS, "counts", main="sentences"
             )
         )
@@ -769,6 +826,7 @@ class _WritePart(beam.DoFn):
         root = Path(self.staging)
         written = formats.write_part(ordered, root / "tsv" / f"{name}.tsv", root / "parquet" / f"{name}.parquet")
         counter("sentences_written").inc(written)
+        progress_log.info("write: %s (%s sentences)", name, f"{written:,}")
         yield written
 
 

@@ -99,6 +99,29 @@ def test_demo_manifest_records_inputs_and_config(demo_corpus):
     assert manifest["started"] <= manifest["finished"]
 
 
+def test_progress_lines_name_stage_count_and_rate(tmp_path, caplog, demo_corpus):
+    import re
+
+    stats = json.loads((demo_corpus / "stats.json").read_text())
+    with caplog.at_level("INFO", logger="wikisilver.progress"):
+        assert main(["build", "--demo", "--out", str(tmp_path / "a"), "--progress-interval", "1e-9"]) == 0
+    lines = [r.getMessage() for r in caplog.records if r.name == "wikisilver.progress"]
+    counts = {}
+    for line in lines:
+        m = re.fullmatch(r"(read|clean|label): ([\d,]+) (pages|articles) on this worker so far, [\d.]+ \3/s", line)
+        if m:
+            counts[m.group(1)] = max(counts.get(m.group(1), 0), int(m.group(2).replace(",", "")))
+    # With an interval this small every element is logged, so the last line holds the total.
+    assert counts == {"read": stats["pages_read"], "clean": stats["pages_used"], "label": stats["pages_used"]}
+    written = [line for line in lines if line.startswith("write: part-")]
+    assert len(written) == 4 and sum(int(re.search(r"\(([\d,]+) sentences\)", w).group(1).replace(",", ""))
+                                     for w in written) == stats["sentences_kept"]
+    caplog.clear()
+    with caplog.at_level("INFO", logger="wikisilver.progress"):
+        assert main(["build", "--demo", "--out", str(tmp_path / "b"), "--progress-interval", "0"]) == 0
+    assert not [r for r in caplog.records if r.name == "wikisilver.progress" and "on this worker" in r.getMessage()]
+
+
 def test_rerun_of_a_finished_build_is_skipped(demo_corpus, capsys):
     manifest = (demo_corpus / "manifest.json").read_text()
     assert main(["build", "--demo", "--out", str(demo_corpus)]) == 0
@@ -160,3 +183,40 @@ def test_config_file_gives_options_and_flags_win(tmp_path, capsys):
     config.write_text('lang = "en"\nno_such_option = 1\n')
     assert main(["build", "--config", str(config)]) == 2
     assert "no_such_option" in capsys.readouterr().err
+
+
+def test_a_remote_job_is_followed_through_its_counters(caplog):
+    """A runner whose run() returns at once (Dataflow, Flink): counters polled until it ends."""
+    from types import SimpleNamespace
+
+    from apache_beam.runners.runner import PipelineState
+
+    from wikisilver.pipelines.build import follow_progress
+
+    def counter(name, value):
+        return SimpleNamespace(key=SimpleNamespace(metric=SimpleNamespace(name=name)), committed=value, attempted=value)
+
+    class RemoteResult:
+        def __init__(self):
+            self.state = PipelineState.RUNNING
+            self.polls = [[counter("pages_read", 1000), counter("articles_cleaned", 400)],
+                          [counter("pages_read", 3000), counter("articles_cleaned", 1500), counter("sentences_kept", 9000)]]
+            self.waits = []
+
+        def wait_until_finish(self, duration=None):
+            self.waits.append(duration)
+            if not self.polls:
+                self.state = PipelineState.DONE
+            return self.state
+
+        def metrics(self):
+            return SimpleNamespace(query=lambda _filter: {"counters": self.polls.pop(0)})
+
+    result = RemoteResult()
+    with caplog.at_level("INFO", logger="wikisilver.pipelines.build"):
+        follow_progress(result, interval=0.5)
+    assert result.waits == [500, 500, 500]
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("progress:")]
+    assert len(lines) == 2
+    assert lines[0].startswith("progress: pages_read 1,000 (") and "articles_cleaned 400 (" in lines[0]
+    assert "pages_read 3,000 (" in lines[1] and "sentences_kept 9,000 (" in lines[1]

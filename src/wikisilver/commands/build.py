@@ -65,6 +65,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     tuning.add_argument("--shards", type=int, default=None,
                         help="number of part files (default: one per 64 MiB of compressed dump, at least 4)")
     tuning.add_argument("--overwrite", action="store_true", help="replace a finished corpus in --out")
+    tuning.add_argument("--progress-interval", type=float, default=30.0, metavar="SEC",
+                        help="log each stage's count and rate every SEC seconds, per worker, and poll a "
+                             "remote runner's counters as often (default 30; 0: no progress lines)")
     tuning.add_argument("--strict", action="store_true",
                         help="exit non-zero when any page was rejected or a dump was truncated/corrupt")
     tuning.add_argument("--drop-low-quality", action="store_true",
@@ -139,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
         redirect_hops=args.redirect_hops, max_page_chars=args.max_page_chars, page_timeout=args.page_timeout,
         text_backend=args.text_backend, disabled_rules=tuple(args.disable_rule),
         drop_low_quality=args.drop_low_quality, overwrite=args.overwrite, strict=args.strict,
-        beam_args=tuple(args.beam_args),
+        progress_interval=args.progress_interval, beam_args=tuple(args.beam_args),
     )
     try:
         stats = run_build(config)
