@@ -593,15 +593,22 @@ def _read_types(path: str, title_filter: tuple[int, int, bytes] | None = None) -
     """(title, class) of a types file; with a filter, only the titles that may be requested."""
     from wikisilver.sources import iter_instance_types
 
-    read = counter("type_triples_read")
-    dropped = counter("type_triples_unrequested")
     bloom = BloomFilter(*title_filter) if title_filter is not None else None
-    for title, cls in iter_instance_types(path):
-        read.inc()
-        if bloom is not None and title not in bloom:
-            dropped.inc()
-            continue
-        yield title, cls
+    read = dropped = 0
+    last_title, wanted = None, True  # a title's classes come on consecutive lines: test it once
+    try:
+        for title, cls in iter_instance_types(path):
+            read += 1
+            if bloom is not None:
+                if title != last_title:
+                    last_title, wanted = title, title in bloom
+                if not wanted:
+                    dropped += 1
+                    continue
+            yield title, cls
+    finally:  # counted once per file, not per line (a Beam counter update is not free)
+        counter("type_triples_read").inc(read)
+        counter("type_triples_unrequested").inc(dropped)
 
 
 def _read_entity_table(path: str) -> Iterator[tuple[str, tuple[str, object]]]:

@@ -286,6 +286,7 @@ def iter_instance_types(path: str, stats: TripleReadStats | None = None) -> Iter
     ``dbo:Wikidata:Q…``) and other predicates are skipped and counted.
     """
     stats = stats if stats is not None else TripleReadStats()
+    last_subject, resource = None, None  # the types of one resource come on consecutive lines
     for subject, predicate, obj in iter_triples(path, stats):
         if predicate != RDF_TYPE:
             stats.other_predicates += 1
@@ -294,7 +295,8 @@ def iter_instance_types(path: str, stats: TripleReadStats | None = None) -> Iter
         if cls is None:
             stats.other_objects += 1
             continue
-        resource = resource_title(subject)
+        if subject != last_subject:
+            last_subject, resource = subject, resource_title(subject)
         if resource is None:
             stats.other_subjects += 1
             continue
