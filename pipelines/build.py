@@ -232,7 +232,7 @@ def build_pipeline(pipeline: beam.Pipeline, config: BuildConfig, staging: str) -
     sentences, counts, label_rejects = {"articles": parsed["articles"], "targets": targets} | (
         "LabelSentences" >> LabelSentences(config.lang, config.text_backend, label_config, progress)
     )
-    sentences | "WriteCorpus" >> WriteCorpus(staging, config.shards)
+    sentences | "WriteCorpus" >> WriteCorpus(staging, config.shards, progress)
     rejects = (read_rejects, parsed["rejects"], label_rejects) | "AllRejects" >> beam.Flatten()
     rejects | "WriteRejects" >> WriteRejects(staging, config.shards)
     {

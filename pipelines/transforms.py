@@ -822,9 +822,10 @@ def part_name(shard: int, shards: int) -> str:
 
 
 class _WritePart(beam.DoFn):
-    def __init__(self, staging: str, shards: int) -> None:
+    def __init__(self, staging: str, shards: int, progress_interval: float = 30.0) -> None:
         self.staging = staging
         self.shards = shards
+        self.progress_interval = progress_interval
 
     def process(self, element) -> Iterator[int]:
         shard, articles = element
@@ -833,7 +834,8 @@ class _WritePart(beam.DoFn):
         root = Path(self.staging)
         written = formats.write_part(ordered, root / "tsv" / f"{name}.tsv", root / "parquet" / f"{name}.parquet")
         counter("sentences_written").inc(written)
-        progress_log.info("write: %s (%s sentences)", name, f"{written:,}")
+        if self.progress_interval > 0:
+            progress_log.info("write: %s (%s sentences)", name, f"{written:,}")
         yield written
 
 
@@ -844,10 +846,11 @@ class WriteCorpus(beam.PTransform):
     every runner; within a part they are sorted by (page id, sentence index).
     """
 
-    def __init__(self, staging: str, shards: int) -> None:
+    def __init__(self, staging: str, shards: int, progress_interval: float = 30.0) -> None:
         super().__init__()
         self.staging = staging
         self.shards = shards
+        self.progress_interval = progress_interval
 
     def expand(self, articles):
         shards = self.shards
@@ -855,7 +858,7 @@ class WriteCorpus(beam.PTransform):
             articles
             | "KeyByShard" >> beam.Map(lambda sentences: (shard_of(sentences[0].page_id, shards), sentences))
             | "GroupShard" >> beam.GroupByKey()
-            | "WritePart" >> beam.ParDo(_WritePart(self.staging, shards))
+            | "WritePart" >> beam.ParDo(_WritePart(self.staging, shards, self.progress_interval))
         )
 
 
