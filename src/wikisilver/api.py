@@ -96,7 +96,7 @@ def build(
     ``<siteinfo>``. ``entities`` takes tables or directories written by ``wikisilver entities``.
     ``options`` are the other fields of :class:`wikisilver.pipelines.build.BuildConfig` (``shards``,
     ``strict``, ``drop_low_quality``, ``disabled_rules``, ``sparql``, ``redirect_sql``, …);
-    ``shards`` defaults to one part per 64 MiB of compressed dump. ``beam_args`` are passed to
+    ``shards`` defaults to one part per 16 MiB of compressed dump. ``beam_args`` are passed to
     Apache Beam unchanged (``["--direct_num_workers", "2"]``). ``demo=True`` fills in the demo dump
     and types bundled with the package.
 

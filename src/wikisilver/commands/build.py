@@ -63,7 +63,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_entity_source_options(parser)
     tuning = parser.add_argument_group("output and rules")
     tuning.add_argument("--shards", type=int, default=None,
-                        help="number of part files (default: one per 64 MiB of compressed dump, at least 4)")
+                        help="number of part files (default: one per 16 MiB of compressed dump, at least 4)")
     tuning.add_argument("--overwrite", action="store_true", help="replace a finished corpus in --out")
     tuning.add_argument("--progress-interval", type=float, default=30.0, metavar="SEC",
                         help="log each stage's count and rate every SEC seconds, per worker, and poll a "
