@@ -22,6 +22,7 @@ import json
 import logging
 import os
 import shutil
+import threading
 import time
 import uuid
 from collections.abc import Mapping
@@ -326,37 +327,46 @@ class PipelineFailed(WikisilverError):
 FOLLOWED_COUNTERS = ("pages_read", "articles_cleaned", "sentences_kept", "sentences_written", "pages_rejected")
 
 
-def follow_progress(result, interval: float) -> None:
-    """While a remote job runs (Dataflow, Flink, Spark via the job service), log its counters and
-    their rates every ``interval`` seconds. The local runner returns from ``run()`` finished, so
-    this returns at once there; its workers log their own progress lines."""
+def log_job_progress(result, previous: Mapping[str, int], since: float) -> tuple[dict[str, int], float]:
+    """One look at a running job's counters: log them with their rates since the last look."""
     from apache_beam.metrics.metric import MetricsFilter
-    from apache_beam.runners.runner import PipelineState
 
-    previous: dict[str, int] = {}
-    last = time.monotonic()
-    while interval > 0 and not PipelineState.is_terminal(result.state):
-        try:
-            result.wait_until_finish(duration=int(interval * 1000))
-        except TypeError:  # a runner whose wait takes no duration: just wait
-            return
-        if PipelineState.is_terminal(result.state):
-            return
-        try:
-            found = result.metrics().query(MetricsFilter().with_namespace(NAMESPACE))["counters"]
-        except Exception as error:  # noqa: BLE001 - progress is best effort, never fails a run
-            log.debug("cannot read the job's counters: %s", error)
-            continue
-        now = time.monotonic()
-        values = {c.key.metric.name: int(c.committed or c.attempted or 0) for c in found}
-        parts = []
-        for name in FOLLOWED_COUNTERS:
-            if name in values:
-                rate = (values[name] - previous.get(name, 0)) / max(now - last, 1e-9)
-                parts.append(f"{name} {values[name]:,} ({rate:.1f}/s)")
-        if parts:
-            log.info("progress: %s", ", ".join(parts))
-        previous, last = values, now
+    found = result.metrics().query(MetricsFilter().with_namespace(NAMESPACE))["counters"]
+    now = time.monotonic()
+    values = {c.key.metric.name: int(c.committed or c.attempted or 0) for c in found}
+    parts = []
+    for name in FOLLOWED_COUNTERS:
+        if name in values:
+            rate = (values[name] - previous.get(name, 0)) / max(now - since, 1e-9)
+            parts.append(f"{name} {values[name]:,} ({rate:.1f}/s)")
+    if parts:
+        log.info("progress: %s", ", ".join(parts))
+    return values, now
+
+
+class JobFollower(threading.Thread):
+    """Logs a remote job's counters every ``interval`` seconds until stopped (Dataflow, Flink, Spark
+    through the job service). It only reads ``result.metrics()``: waiting for the job stays with the
+    caller's single ``wait_until_finish()``, so the runner's own streams are never read twice."""
+
+    def __init__(self, result, interval: float) -> None:
+        super().__init__(name="wikisilver-progress", daemon=True)
+        self.result = result
+        self.interval = interval
+        self.stopped = threading.Event()
+
+    def run(self) -> None:
+        previous: dict[str, int] = {}
+        since = time.monotonic()
+        while not self.stopped.wait(self.interval):
+            try:
+                previous, since = log_job_progress(self.result, previous, since)
+            except Exception as error:  # noqa: BLE001 - progress is best effort, never fails a run
+                log.debug("cannot read the job's counters: %s", error)
+
+    def stop(self) -> None:
+        self.stopped.set()
+        self.join(timeout=10)
 
 
 def run_pipeline(options: PipelineOptions, construct, progress_interval: float = 30.0) -> None:
@@ -371,9 +381,18 @@ def run_pipeline(options: PipelineOptions, construct, progress_interval: float =
     try:
         pipeline = beam.Pipeline(options=options)
         construct(pipeline)
-        result = pipeline.run()
-        follow_progress(result, progress_interval)
-        state = result.wait_until_finish()
+        result = pipeline.run()  # the local runner returns finished; a remote one, running
+        follower = None
+        # (not is_terminal(): Beam's job service reports a job STOPPED before it starts it)
+        finished = (PipelineState.DONE, PipelineState.FAILED, PipelineState.CANCELLED, PipelineState.DRAINED)
+        if progress_interval > 0 and result.state not in finished:
+            follower = JobFollower(result, progress_interval)
+            follower.start()
+        try:
+            state = result.wait_until_finish()
+        finally:
+            if follower is not None:
+                follower.stop()
         if state is not None and state not in (PipelineState.DONE, PipelineState.UNKNOWN):
             raise PipelineFailed(f"the pipeline ended in state {state}")
     except WikisilverError:

@@ -93,6 +93,7 @@ def portable_corpus(tmp_path_factory, job_service) -> Path:
     code = main([
         "build", "--demo", "--out", str(out),
         "--runner", "PortableRunner", "--job_endpoint", f"localhost:{port}", "--environment_type", "LOOPBACK",
+        "--progress-interval", "0.2",  # the launcher polls the job service's counters while it runs
     ])
     assert code == 0
     return out
