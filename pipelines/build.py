@@ -93,6 +93,11 @@ class BuildConfig:
 SHARD_INPUT_BYTES = 16 << 20  # compressed dump bytes per output part, by default
 
 
+def compressed_bytes(dumps: tuple[str, ...]) -> int:
+    """Size of the dump files as given (compressed), the measure the defaults below scale with."""
+    return sum(os.path.getsize(path) for path in dumps if os.path.isfile(path))
+
+
 def auto_shards(dumps: tuple[str, ...]) -> int:
     """Default number of parts: one per 16 MiB of compressed dump, at least 4.
 
@@ -100,8 +105,7 @@ def auto_shards(dumps: tuple[str, ...]) -> int:
     with the input: a full English dump (~22 GB of bz2) gives ~1,300 parts, each sorted from a few
     hundred MB of records in memory (safe on workers with 4 GB per core).
     """
-    total = sum(os.path.getsize(path) for path in dumps if os.path.isfile(path))
-    return max(4, -(-total // SHARD_INPUT_BYTES))
+    return max(4, -(-compressed_bytes(dumps) // SHARD_INPUT_BYTES))
 
 
 FILTER_INPUT_BYTES = 1000  # compressed dump bytes per title the type filter is sized for
@@ -114,8 +118,7 @@ def title_filter_capacity(dumps: tuple[str, ...]) -> int:
     filter with fewer than 1 % false positives; a small wiki gets the minimum of 100 000
     (120 kB). Over capacity the filter only lets more unrequested type lines through.
     """
-    total = sum(os.path.getsize(path) for path in dumps if os.path.isfile(path))
-    return max(100_000, total // FILTER_INPUT_BYTES)
+    return max(100_000, compressed_bytes(dumps) // FILTER_INPUT_BYTES)
 
 
 def check_inputs(config: BuildConfig) -> None:
@@ -277,12 +280,9 @@ def make_stats(counts: Mapping[str, int]) -> dict:
     return stats
 
 
-def sha256_of(path: str, chunk: int = 1 << 20) -> str:
-    digest = hashlib.sha256()
+def sha256_of(path: str) -> str:
     with open(path, "rb") as handle:
-        while block := handle.read(chunk):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def input_record(path: str) -> dict:

@@ -53,14 +53,14 @@ class Progress:
     def __init__(self, stage: str, unit: str, interval: float) -> None:
         self.stage, self.unit, self.interval = stage, unit, interval
         self.count = self.logged_count = 0
-        self.started = self.logged_at = None
+        self.logged_at: float | None = None  # the last line, or the first element
 
     def add(self, n: int = 1) -> None:
         if self.interval <= 0:
             return
         now = time.monotonic()
-        if self.started is None:
-            self.started = self.logged_at = now
+        if self.logged_at is None:
+            self.logged_at = now
         self.count += n
         if now - self.logged_at >= self.interval:
             rate = (self.count - self.logged_count) / (now - self.logged_at)
@@ -736,9 +736,8 @@ class _LabelArticle(beam.DoFn):
     def setup(self) -> None:
         from wikisilver.text import get_processor
 
-        self.progress = Progress("label", "articles", self.progress_interval)
-
         self.labeller = Labeller(self.lang, get_processor(self.lang, self.text_backend), self.config)
+        self.progress = Progress("label", "articles", self.progress_interval)
 
     def process(self, element) -> Iterator:
         (page_id, _title), groups = element

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from wikisilver.calendar import calendar_words, is_calendar_title
 from wikisilver.records import Article, EntitySpan, EntityType, LabelledSentence, TargetInfo
 from wikisilver.resources import has_mapping, load_toml
+from wikisilver.text.base import is_capitalized
 
 RULES = (
     "link_entity",
@@ -72,20 +73,6 @@ _CLOSING_QUOTES = frozenset({'"', "'", "”", "’", "»", ")", "]"})
 _OPENING = frozenset({'"', "'", "“", "‘", "„", "«", "(", "[", "-", "–", "—", "*", "•"})
 _PARENTHETICAL = re.compile(r"\s*\([^)]*\)\s*$")
 _NAME_PARTICLES = frozenset({"von", "van", "de", "der", "den", "da", "di", "du", "la", "le", "del", "della", "bin", "ibn", "al", "y"})
-
-
-def is_capitalized(token: str) -> bool:
-    """Starts with an upper-case letter (the orthographic proper-noun signal), or with a letter of
-    a script without letter case (Bengali, Japanese, Georgian…), where the script cannot tell a
-    name from a common word and every word may be one: those can match the alias set, but are
-    never made UNK for their capital (see :func:`has_capital`)."""
-    first = token[:1]
-    return first.isalpha() and not first.islower()
-
-
-def has_capital(token: str) -> bool:
-    """Starts with a real upper-case letter (a cased script)."""
-    return token[:1].isupper()
 
 
 def is_lowercase_anchor(anchor: str) -> bool:
@@ -401,7 +388,8 @@ class Labeller:
         first_word = next((k for k, t in enumerate(tokens) if t not in _OPENING), 0)
         initial_pending = False
         for k, token in enumerate(tokens):
-            if mentions[k] is not None or not token[:1].isupper():  # has_capital: cased scripts only
+            # A real capital only: a word of a caseless script is never UNK for its "capital".
+            if mentions[k] is not None or not token[:1].isupper():
                 continue
             if token in pack.personal_titles and self.config.on("personal_title_o"):
                 counts["personal_title_o"] += 1

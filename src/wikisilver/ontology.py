@@ -132,11 +132,9 @@ def _cache_file(file: Path) -> Path | None:
     directory = cache_dir()
     if directory is None:
         return None
-    digest = hashlib.sha256()
     with file.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return directory / f"ontology-v{_CACHE_VERSION}-{digest.hexdigest()}.json"
+        digest = hashlib.file_digest(handle, "sha256").hexdigest()
+    return directory / f"ontology-v{_CACHE_VERSION}-{digest}.json"
 
 
 def _read_cached(cached: Path | None, path: str) -> Ontology | None:

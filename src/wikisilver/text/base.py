@@ -71,8 +71,7 @@ class TextProcessor:
         current = start
         for match in _BOUNDARY.finditer(text, start, end):
             following = match.group(2)
-            caseless = following.isalpha() and not following.islower() and not following.isupper()
-            if not (following.isupper() or caseless or (following.isdigit() and self.digit_starts_sentence)):
+            if not (is_capitalized(following) or (following.isdigit() and self.digit_starts_sentence)):
                 continue
             if match.group(1) == "." and self._period_is_not_final(text, current, match.start(1), following):
                 continue
@@ -137,6 +136,16 @@ class TextProcessor:
         if not token[:1].isupper():
             return False
         return pos == "PROPN" or not sentence_initial
+
+
+def is_capitalized(token: str) -> bool:
+    """Starts with an upper-case letter (the orthographic proper-noun signal), or with a letter of
+    a script without letter case (Bengali, Japanese, Georgian…), where the script cannot tell a
+    name from a common word and every word may be one. The labeller lets such words match the
+    alias set but never makes them UNK for their "capital"; the sentence splitter lets them start
+    a sentence."""
+    first = token[:1]
+    return first.isalpha() and not first.islower()
 
 
 def _split_cjk(text: str, start: int, end: int) -> list[tuple[int, int]]:
