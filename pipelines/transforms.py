@@ -27,7 +27,7 @@ from wikisilver import formats, wikitext
 from wikisilver.calendar import is_calendar_title
 from wikisilver.labels import LabelConfig, Labeller
 from wikisilver.ontology import ClassTag, Ontology, most_specific, tag_for_class
-from wikisilver.records import Article, EntityType, LabelledSentence, Page, PageReject, TargetInfo
+from wikisilver.records import Article, EntityType, LabelledSentence, Page, PageReject, TargetInfo, compact_pickle
 from wikisilver.titles import normalize_title
 
 NAMESPACE = "wikisilver"
@@ -69,6 +69,7 @@ class Progress:
             self.logged_at, self.logged_count = now, self.count
 
 
+@compact_pickle
 @dataclass(frozen=True)
 class PageFlags:
     """What the dump itself says about a title: it exists, it is a disambiguation page."""
@@ -429,8 +430,9 @@ class _ChooseType(beam.DoFn):
             yield beam.pvalue.TaggedOutput(
                 "counts", {f"titles_typed_by.{info.entity.source}": 1, f"titles_by_tag.{info.entity.conll}": 1}
             )
-        for article, original in requests:
-            yield article, (original, info)
+        for written, batch in requests:
+            for article, own in batch:
+                yield article, (OWN if own else written, info)
 
 
 class TypeEntities(beam.PTransform):
@@ -438,8 +440,8 @@ class TypeEntities(beam.PTransform):
 
     Without ``request`` among the inputs (the entities job) it returns (title, TargetInfo) for
     every title any source knows. With ``request`` (the build: resolved link targets keyed by
-    title, valued (article key, target as written)) only requested titles are typed, and it
-    returns (article key, (target as written, TargetInfo)) ready to join with the articles.
+    title, valued (title as written, requests), see ResolveRedirects) only requested titles are
+    typed, and it returns (article key, (target as written, TargetInfo)) ready to join with the articles.
     Either way also a PCollection of counts (typed titles, typing conflicts) for stats.json.
     """
 
@@ -632,11 +634,34 @@ def article_key(article: Article) -> tuple[int, str]:
     return (article.page_id, article.title)
 
 
-def _requests(article: Article) -> Iterator[tuple[str, tuple[tuple[int, str], str]]]:
+def _requests(article: Article) -> Iterator[tuple[str, tuple[tuple[int, str], bool]]]:
+    """(title, (article key, is the article's own title)) for its own title and each link target."""
     key = article_key(article)
-    yield article.title, (key, OWN)
+    yield article.title, (key, True)
     for target in sorted({link.target for link in article.links if link.target}):
-        yield target, (key, target)
+        yield target, (key, False)
+
+
+class _CollectRequests(beam.CombineFn):
+    """The requests for one title -> one tuple. As a combine, not a plain join input, so runners
+    lift it before the shuffle: a bundle sends each popular title once with all its requesters,
+    not once per link (about 150 distinct targets per article, most of them shared)."""
+
+    def create_accumulator(self) -> list:
+        return []
+
+    def add_input(self, accumulator: list, request) -> list:
+        accumulator.append(request)
+        return accumulator
+
+    def merge_accumulators(self, accumulators) -> list:
+        merged = []
+        for accumulator in accumulators:
+            merged.extend(accumulator)
+        return merged
+
+    def extract_output(self, accumulator: list) -> tuple:
+        return tuple(accumulator)
 
 
 def _extend_chain(element) -> Iterator[tuple[str, tuple[str, str]]]:
@@ -648,16 +673,21 @@ def _extend_chain(element) -> Iterator[tuple[str, tuple[str, str]]]:
         yield target, (source, target)
 
 
-def _follow_redirect(element) -> Iterator[tuple[str, tuple[int, str]]]:
+def _follow_redirect(element) -> Iterator[tuple[str, tuple[str, tuple]]]:
+    """The requests for one title as written -> (resolved title, (title as written, requests)).
+
+    One element per title, not per request: the typing join then handles a popular target
+    once rather than once per link."""
     key, groups = element
+    requests = tuple(request for batch in groups["request"] for request in batch)
+    if not requests:
+        return
     targets = sorted(set(groups["redirect"]))
-    resolved = targets[0] if targets else key
-    for request in groups["request"]:
-        yield resolved, request
+    yield (targets[0] if targets else key), (key, requests)
 
 
 class ResolveRedirects(beam.PTransform):
-    """Articles + redirects -> (resolved title, (page_id, link target as written)) requests.
+    """Articles + redirects -> (resolved title, (title as written, ((article key, own title?), …))).
 
     The redirect table is resolved first (``hops`` rounds of a self-join, so chains of up to
     ``hops + 1`` redirects end on their final target; loops and longer chains end on a redirect
@@ -679,7 +709,11 @@ class ResolveRedirects(beam.PTransform):
                 | f"Extend{hop}" >> beam.FlatMap(_extend_chain)
             )
         resolved = chains | "ResolvedRedirects" >> beam.Map(lambda kv: (kv[1][0], kv[1][1]))
-        requests = inputs["articles"] | "Requests" >> beam.FlatMap(_requests)
+        requests = (
+            inputs["articles"]
+            | "Requests" >> beam.FlatMap(_requests)
+            | "CollectRequests" >> beam.CombinePerKey(_CollectRequests())
+        )
         return (
             {"request": requests, "redirect": resolved}
             | "JoinRedirects" >> beam.CoGroupByKey()

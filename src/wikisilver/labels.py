@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -344,14 +345,17 @@ class Labeller:
     ) -> LabelledSentence | None:
         tokens = [text[s:e] for s, e in spans]
         n = len(tokens)
-        capitalized = [is_capitalized(token) for token in tokens]  # may be a name: alias matching
         mentions: list[_Mention | None] = [None] * n
         group: list[int] = [-1] * n  # mention id per token, for IOB boundaries
         next_group = 0
         pack = self.pack
         # 1. Links.
+        if sentence_links:
+            starts = [s for s, _ in spans]
+            ends = [e for _, e in spans]
         for link in sentence_links:
-            covered = [i for i, (s, e) in enumerate(spans) if s < link.end and e > link.start]
+            # the tokens overlapping the anchor (spans are in order and do not overlap)
+            covered = list(range(bisect_right(ends, link.start), bisect_left(starts, link.end)))
             if not covered:
                 continue
             decision = self._link_decision(link, targets.get(link.target), counts)
@@ -365,7 +369,7 @@ class Labeller:
         # 2. Unlinked mentions through the alias set, longest match first.
         i = 0
         while i < n:
-            if mentions[i] is not None or not capitalized[i]:
+            if mentions[i] is not None or not is_capitalized(tokens[i]):  # may be a name
                 i += 1
                 continue
             matched = 0

@@ -7,9 +7,27 @@ sentence that ends in the corpus.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from operator import attrgetter
 
 
+def compact_pickle(cls):
+    """Pickle as ``cls(*field values)``, not a dict of field names per object.
+
+    Beam encodes these records with pickle between stages; a page's ~200 ``Link`` objects or a
+    sentence's spans then carry no repeated field names: a third faster to pickle and unpickle,
+    and up to half the bytes for small records (docs/performance.md).
+    """
+    values = attrgetter(*(f.name for f in fields(cls) if f.init))
+
+    def __reduce__(self):
+        return cls, values(self)
+
+    cls.__reduce__ = __reduce__
+    return cls
+
+
+@compact_pickle
 @dataclass(frozen=True)
 class Page:
     """One <page> of a MediaWiki XML export, as read (step 2 input)."""
@@ -25,6 +43,7 @@ class Page:
     offset: int | None = None  # byte offset of the page in the (decompressed) stream, if known
 
 
+@compact_pickle
 @dataclass(frozen=True)
 class PageReject:
     """A page (or a piece of a dump) that could not be processed, with why: the dead letter."""
@@ -38,6 +57,7 @@ class PageReject:
     snippet: str = ""
 
 
+@compact_pickle
 @dataclass(frozen=True)
 class Link:
     """A wikilink kept in the clean text: [start, end) character span of its anchor."""
@@ -48,6 +68,7 @@ class Link:
     anchor: str
 
 
+@compact_pickle
 @dataclass(frozen=True)
 class Article:
     """The clean text of an article and its links (output of step 2's parse)."""
@@ -59,6 +80,7 @@ class Article:
     is_disambiguation: bool = False
 
 
+@compact_pickle
 @dataclass(frozen=True)
 class EntityType:
     """The entity type of one title (step 1): the most specific DBpedia class and its tags."""
@@ -70,6 +92,7 @@ class EntityType:
     source: str = ""  # which source typed it: types, infobox, langlinks, sparql, entities, calendar
 
 
+@compact_pickle
 @dataclass(frozen=True)
 class TargetInfo:
     """What the labeller knows about one link target after redirects and typing are resolved."""
@@ -81,6 +104,7 @@ class TargetInfo:
     aliases: tuple[str, ...] = ()  # redirect titles pointing at it, other-language titles
 
 
+@compact_pickle
 @dataclass(frozen=True)
 class EntitySpan:
     """An entity mention in a labelled sentence: token span [start, end), its tags and target."""
@@ -93,6 +117,7 @@ class EntitySpan:
     rule: str = "link"  # which rule produced it (link, alias, …)
 
 
+@compact_pickle
 @dataclass(frozen=True)
 class LabelledSentence:
     """One sentence of the corpus (step 5 input)."""
