@@ -3,7 +3,7 @@
 One command, one machine, one run::
 
     python benchmarks/throughput.py [--dump FILE] [--types FILE ...] [--ontology FILE]
-                                    [--repeat 4] [--skip-multi] [--json FILE]
+                                    [--repeat 4] [--runs N] [--skip-multi] [--json FILE]
 
 Stages, each in its own child process so wall time, CPU time (the child and everything it
 spawned, from ``wait4``) and peak RSS are measured cleanly:
@@ -21,6 +21,10 @@ files. That fixed cost is why the build is also run on the input repeated ``--re
 (every page copied under a new page id and title): the difference between the two runs is the
 *marginal* cost per article, the number that matters for a 7M-article dump, and the peak RSS of
 the two runs shows whether memory grows with the input.
+
+With two workers it also measures the machine's own two-process ceiling (stage 2b alone and as
+two copies at once): what a second process can gain here at all, against which the two-worker
+build is put.
 
 Throughput is articles (namespace 0, not redirects) and MB of their wikitext (UTF-8) per
 wall second and per CPU second ("per core").
@@ -555,7 +559,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", help="directory for temporary files (default: a new temp dir, removed at the end)")
     parser.add_argument("--json", help="also write every measurement to this JSON file")
     parser.add_argument("--runs", type=int, default=1,
-                        help="run every measurement N times and keep the fastest (shared machines are noisy; default 1)")
+                        help="run the whole plan N times, in rounds, and keep per stage the run with the least CPU "
+                             "(shared machines drift; default 1)")
     parser.add_argument("--child-stage", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child_stage:
@@ -585,30 +590,39 @@ def main(argv: list[str] | None = None) -> int:
     if not has_we:
         print("wikiextractor: not installed (pip install wikiextractor to compare); skipping stage 3")
     found: dict[tuple[str, str], Measure] = {}
-
-    def record(measure) -> None:
-        """Take ``measure()`` --runs times; keep the run with the least CPU time (the least disturbed)."""
-        runs = [measure() for _ in range(max(1, args.runs))]
-        m = min(runs, key=lambda run: run.cpu_s)
-        if len(runs) > 1:
-            m = Measure(**{**asdict(m), "note": m.note + f"; fastest of {len(runs)} runs, CPU s "
-                           + "/".join(f"{run.cpu_s:.1f}" for run in runs)})
-        found[(m.stage, m.input_name)] = m
-        print(f"  {m.stage:<18} {m.input_name:>3}: {m.wall_s:7.2f} s wall {m.cpu_s:7.2f} s CPU "
-              f"{m.peak_rss_mb:6.0f} MB RSS  ({m.note})", flush=True)
-
-    for stage in ("read", "mwparserfromhell", "clean_wikitext"):
-        record(lambda: measure_child_stage(stage, args.dump, "1x", work))
+    plan: list[tuple[str, object]] = [
+        (stage, lambda stage=stage: measure_child_stage(stage, args.dump, "1x", work))
+        for stage in ("read", "mwparserfromhell", "clean_wikitext")
+    ]
     for name, path in inputs:
         if has_we:
-            try:
-                record(lambda: measure_wikiextractor(path, name, work))
-            except RuntimeError as error:
-                print(f"wikiextractor failed, skipping: {error}")
-                has_we = False
-        record(lambda: measure_build(args, path, name, work, workers=1))
+            plan.append(("wikiextractor", lambda path=path, name=name: measure_wikiextractor(path, name, work)))
+        plan.append(("build", lambda path=path, name=name: measure_build(args, path, name, work, workers=1)))
         if not args.skip_multi:
-            record(lambda: measure_build(args, path, name, work, workers=2))
+            plan.append(("build", lambda path=path, name=name: measure_build(args, path, name, work, workers=2)))
+    # --runs N: the whole plan N times over, in rounds, so that every stage samples the same
+    # stretches of a drifting shared machine; per stage the run with the least CPU time is kept.
+    samples: dict[tuple[str, str], list[Measure]] = {}
+    runs = max(1, args.runs)
+    for round_ in range(1, runs + 1):
+        for kind, measure in list(plan):
+            try:
+                m = measure()
+            except RuntimeError as error:
+                if kind != "wikiextractor":
+                    raise
+                print(f"wikiextractor failed, skipping: {error}")
+                plan = [(k, f) for k, f in plan if k != "wikiextractor"]
+                continue
+            samples.setdefault((m.stage, m.input_name), []).append(m)
+            print(f"  {m.stage:<18} {m.input_name:>3}: {m.wall_s:7.2f} s wall {m.cpu_s:7.2f} s CPU "
+                  f"{m.peak_rss_mb:6.0f} MB RSS  ({m.note}{f'; run {round_} of {runs}' if runs > 1 else ''})", flush=True)
+    for key, taken in samples.items():
+        m = min(taken, key=lambda run: run.cpu_s)
+        if len(taken) > 1:
+            m = Measure(**{**asdict(m), "note": m.note + f"; least CPU of {len(taken)} runs: "
+                           + "/".join(f"{run.cpu_s:.1f}" for run in taken)})
+        found[key] = m
     ceiling = None
     if not args.skip_multi:
         alone, together, ceiling = parallel_ceiling(args.dump, repeats=max(3, args.runs))
