@@ -287,14 +287,14 @@ def measure_child_stage(stage: str, dump: str, name: str, work: Path) -> Measure
                    size["wikitext_bytes"] / MB, note=f"loop only; process {wall:.1f} s wall, {cpu:.1f} s CPU")
 
 
-def parallel_ceiling(dump: str, repeats: int = 3) -> tuple[float, float, float]:
-    """What two processes can gain on this machine at all: (one loop's wall s alone, the slower
-    of two identical loops run at the same time, speed-up = 2 x alone / together).
+def ceiling_loops(dump: str) -> tuple[float, float]:
+    """One sample of the machine's two-process ceiling: (stage 2b's loop wall s alone, the slower
+    of two identical loops run at the same time).
 
-    Run ``repeats`` times, interleaved; the fastest of each is kept. The loop is stage 2b (``clean_wikitext`` over the articles: pure-Python CPU work like the
+    The loop is stage 2b (``clean_wikitext`` over the articles: pure-Python CPU work like the
     build's), with no Beam and nothing shared between the two processes. On a VM whose two
-    "cores" share a physical core, or whose neighbours are busy, this is well under 2x, and no
-    two-worker build can beat it."""
+    "cores" share a physical core, or whose neighbours are busy, two at once take longer than
+    one alone, and no two-worker build can gain more than 2 x alone / together."""
     command = [sys.executable, __file__, "--child-stage", "clean_wikitext", "--dump", dump]
 
     def loop_wall(processes: list[subprocess.Popen]) -> list[float]:
@@ -306,11 +306,9 @@ def parallel_ceiling(dump: str, repeats: int = 3) -> tuple[float, float, float]:
             walls.append(json.loads(out.decode().strip().splitlines()[-1])["wall_s"])
         return walls
 
-    alone, together = [], []
-    for _ in range(repeats):  # interleaved, the fastest of each: the VM's speed drifts
-        alone.append(loop_wall([subprocess.Popen(command, stdout=subprocess.PIPE, cwd=REPO)])[0])
-        together.append(max(loop_wall([subprocess.Popen(command, stdout=subprocess.PIPE, cwd=REPO) for _ in range(2)])))
-    return min(alone), min(together), 2 * min(alone) / min(together)
+    alone = loop_wall([subprocess.Popen(command, stdout=subprocess.PIPE, cwd=REPO)])[0]
+    together = max(loop_wall([subprocess.Popen(command, stdout=subprocess.PIPE, cwd=REPO) for _ in range(2)]))
+    return alone, together
 
 
 _SIZES: dict[str, dict] = {}
@@ -482,7 +480,7 @@ def ratio(a: float, b: float) -> str:
 def ratios(found: dict[tuple[str, str], Measure], big: str | None, ceiling: float | None = None) -> list[str]:
     lines = []
     if ceiling:
-        lines.append(f"machine's two-process ceiling (stage 2b alone vs two copies at once): {ceiling:.2f}x")
+        lines.append(f"machine's two-process ceiling (stage 2b alone vs two copies at once, fastest of each): {ceiling:.2f}x")
     build = found.get(("build, 1 worker", "1x"))
     pairs = [("4/3 build vs wikiextractor", "wikiextractor"), ("4/2a build vs mwparserfromhell strip_code", "mwparserfromhell"),
              ("4/2b build vs clean_wikitext", "clean_wikitext"), ("4/5 build 1 worker vs 2 workers", "build, 2 workers"),
@@ -600,9 +598,12 @@ def main(argv: list[str] | None = None) -> int:
         plan.append(("build", lambda path=path, name=name: measure_build(args, path, name, work, workers=1)))
         if not args.skip_multi:
             plan.append(("build", lambda path=path, name=name: measure_build(args, path, name, work, workers=2)))
+    if not args.skip_multi:
+        plan.append(("ceiling", lambda: ceiling_loops(args.dump)))
     # --runs N: the whole plan N times over, in rounds, so that every stage samples the same
     # stretches of a drifting shared machine; per stage the run with the least CPU time is kept.
     samples: dict[tuple[str, str], list[Measure]] = {}
+    ceilings: list[tuple[float, float]] = []
     runs = max(1, args.runs)
     for round_ in range(1, runs + 1):
         for kind, measure in list(plan):
@@ -614,6 +615,11 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"wikiextractor failed, skipping: {error}")
                 plan = [(k, f) for k, f in plan if k != "wikiextractor"]
                 continue
+            if kind == "ceiling":
+                ceilings.append(m)
+                print(f"  parallel ceiling      : stage 2b loop {m[0]:.2f} s alone, {m[1]:.2f} s as two copies "
+                      f"at once: {2 * m[0] / m[1]:.2f}x{f' (run {round_} of {runs})' if runs > 1 else ''}", flush=True)
+                continue
             samples.setdefault((m.stage, m.input_name), []).append(m)
             print(f"  {m.stage:<18} {m.input_name:>3}: {m.wall_s:7.2f} s wall {m.cpu_s:7.2f} s CPU "
                   f"{m.peak_rss_mb:6.0f} MB RSS  ({m.note}{f'; run {round_} of {runs}' if runs > 1 else ''})", flush=True)
@@ -624,10 +630,8 @@ def main(argv: list[str] | None = None) -> int:
                            + "/".join(f"{run.cpu_s:.1f}" for run in taken)})
         found[key] = m
     ceiling = None
-    if not args.skip_multi:
-        alone, together, ceiling = parallel_ceiling(args.dump, repeats=max(3, args.runs))
-        print(f"  parallel ceiling: stage 2b loop {alone:.2f} s alone, {together:.2f} s as two copies at once "
-              f"(fastest of {max(3, args.runs)} each): {ceiling:.2f}x", flush=True)
+    if ceilings:  # the fastest loop alone against the fastest pair, as for every other stage
+        ceiling = 2 * min(c[0] for c in ceilings) / min(c[1] for c in ceilings)
     print()
     print(table(list(found.values())))
     print()
@@ -639,7 +643,7 @@ def main(argv: list[str] | None = None) -> int:
                                                          "articles_per_cpu_s": m.articles_per_cpu_s,
                                                          "mb_per_s": m.mb_per_s, "mb_per_cpu_s": m.mb_per_cpu_s}
                                            for m in found.values()],
-             "parallel_ceiling": ceiling, "ratios": ratios(found, big, ceiling)}, indent=2))
+             "parallel_ceiling": ceiling, "parallel_ceiling_samples": ceilings, "ratios": ratios(found, big, ceiling)}, indent=2))
     if not args.work:
         shutil.rmtree(work, ignore_errors=True)
     return 0
