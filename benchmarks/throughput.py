@@ -20,10 +20,11 @@ they include interpreter start-up and, for the build, Beam's start-up and readin
 files. That fixed cost is why the build is also run on the input repeated ``--repeat`` times
 (every page copied under a new page id and title): the difference between the two runs is the
 *marginal* cost per article, the number that matters for a 7M-article dump, and the peak RSS of
-the two runs shows whether memory grows with the input.
+the two runs shows whether memory grows with the input. The build's parts (``--shards``) grow with
+the copies, as the default makes them grow with a real dump's size.
 
-With two workers it also measures the machine's own two-process ceiling (stage 2b alone and as
-two copies at once): what a second process can gain here at all, against which the two-worker
+With two workers it also measures the machine's own two-process ceiling (stage 2b's loop alone,
+against two copies of it run at once): what a second process can gain here at all, against which the two-worker
 build is put.
 
 Throughput is articles (namespace 0, not redirects) and MB of their wikitext (UTF-8) per
@@ -287,28 +288,24 @@ def measure_child_stage(stage: str, dump: str, name: str, work: Path) -> Measure
                    size["wikitext_bytes"] / MB, note=f"loop only; process {wall:.1f} s wall, {cpu:.1f} s CPU")
 
 
-def ceiling_loops(dump: str) -> tuple[float, float]:
-    """One sample of the machine's two-process ceiling: (stage 2b's loop wall s alone, the slower
-    of two identical loops run at the same time).
+def ceiling_pair(dump: str) -> float:
+    """One sample of the machine's two-process ceiling: the wall s of the slower of two copies of
+    stage 2b's loop run at the same time, in two processes.
 
-    The loop is stage 2b (``clean_wikitext`` over the articles: pure-Python CPU work like the
-    build's), with no Beam and nothing shared between the two processes. On a VM whose two
-    "cores" share a physical core, or whose neighbours are busy, two at once take longer than
-    one alone, and no two-worker build can gain more than 2 x alone / together."""
+    Stage 2b (``clean_wikitext`` over the articles) is pure-Python CPU work like the build's, with
+    no Beam and nothing shared between the two processes. Against the same loop run alone (stage
+    2b itself), 2 x alone / together is what a second process can gain on this machine at all: on a
+    VM whose two "cores" share a physical core, or whose neighbours are busy, well under 2x, and no
+    two-worker build can beat it."""
     command = [sys.executable, __file__, "--child-stage", "clean_wikitext", "--dump", dump]
-
-    def loop_wall(processes: list[subprocess.Popen]) -> list[float]:
-        walls = []
-        for process in processes:
-            out, _ = process.communicate()
-            if process.returncode:
-                raise RuntimeError(f"parallel ceiling: child exited with {process.returncode}")
-            walls.append(json.loads(out.decode().strip().splitlines()[-1])["wall_s"])
-        return walls
-
-    alone = loop_wall([subprocess.Popen(command, stdout=subprocess.PIPE, cwd=REPO)])[0]
-    together = max(loop_wall([subprocess.Popen(command, stdout=subprocess.PIPE, cwd=REPO) for _ in range(2)]))
-    return alone, together
+    processes = [subprocess.Popen(command, stdout=subprocess.PIPE, cwd=REPO) for _ in range(2)]
+    walls = []
+    for process in processes:
+        out, _ = process.communicate()
+        if process.returncode:
+            raise RuntimeError(f"parallel ceiling: child exited with {process.returncode}")
+        walls.append(json.loads(out.decode().strip().splitlines()[-1])["wall_s"])
+    return max(walls)
 
 
 _SIZES: dict[str, dict] = {}
@@ -340,10 +337,17 @@ def measure_wikiextractor(dump: str, name: str, work: Path) -> Measure:
                    note=f"whole process; {docs} docs written")
 
 
-def measure_build(args, dump: str, name: str, work: Path, workers: int) -> Measure:
+def measure_build(args, dump: str, name: str, work: Path, workers: int, copies: int = 1) -> Measure:
     out = work / f"build-{name}-{workers}w"
+    # Parts grow with the input, as the default does on real dumps (one per 16 MiB of bz2): the
+    # default for the original input, times the copies. The 1.7 MB extract sits on the 4-part
+    # floor, and with 4 parts for the repeated input too each part would hold `copies` times the
+    # sentences (one part is sorted in memory by one worker).
+    from wikisilver.pipelines.build import auto_shards
+
+    shards = auto_shards((args.dump,)) * copies
     command = [sys.executable, "-m", "wikisilver.cli", "-q", "build", "--dump", dump, "--lang", args.lang,
-               "--out", str(out), "--overwrite"]
+               "--out", str(out), "--overwrite", "--shards", str(shards)]
     for path in args.types:
         command += ["--types", str(path)]
     if args.ontology:
@@ -357,7 +361,8 @@ def measure_build(args, dump: str, name: str, work: Path, workers: int) -> Measu
     size = input_size_cached(dump)
     stage = "build, 1 worker" if workers == 1 else f"build, {workers} workers"
     return Measure(stage, name, wall, cpu, peak, tree, size["articles"], size["wikitext_bytes"] / MB,
-                   note=f"whole process; {stats['pages_used']} pages used, {stats['sentences_kept']} sentences kept",
+                   note=f"whole process; {shards} parts; {stats['pages_used']} pages used, "
+                        f"{stats['sentences_kept']} sentences kept",
                    worker_rss_mb=worker)
 
 
@@ -593,17 +598,18 @@ def main(argv: list[str] | None = None) -> int:
         for stage in ("read", "mwparserfromhell", "clean_wikitext")
     ]
     for name, path in inputs:
+        copies = args.repeat if name == big else 1
         if has_we:
             plan.append(("wikiextractor", lambda path=path, name=name: measure_wikiextractor(path, name, work)))
-        plan.append(("build", lambda path=path, name=name: measure_build(args, path, name, work, workers=1)))
-        if not args.skip_multi:
-            plan.append(("build", lambda path=path, name=name: measure_build(args, path, name, work, workers=2)))
+        for workers in (1,) if args.skip_multi else (1, 2):
+            plan.append(("build", lambda path=path, name=name, workers=workers, copies=copies:
+                         measure_build(args, path, name, work, workers=workers, copies=copies)))
     if not args.skip_multi:
-        plan.append(("ceiling", lambda: ceiling_loops(args.dump)))
+        plan.append(("ceiling", lambda: ceiling_pair(args.dump)))  # stage 2b is the loop alone
     # --runs N: the whole plan N times over, in rounds, so that every stage samples the same
     # stretches of a drifting shared machine; per stage the run with the least CPU time is kept.
     samples: dict[tuple[str, str], list[Measure]] = {}
-    ceilings: list[tuple[float, float]] = []
+    ceilings: list[float] = []
     runs = max(1, args.runs)
     for round_ in range(1, runs + 1):
         for kind, measure in list(plan):
@@ -617,8 +623,8 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             if kind == "ceiling":
                 ceilings.append(m)
-                print(f"  parallel ceiling      : stage 2b loop {m[0]:.2f} s alone, {m[1]:.2f} s as two copies "
-                      f"at once: {2 * m[0] / m[1]:.2f}x{f' (run {round_} of {runs})' if runs > 1 else ''}", flush=True)
+                print(f"  two copies of 2b   1x: {m:7.2f} s wall (the slower loop; parallel ceiling"
+                      f"{f', run {round_} of {runs}' if runs > 1 else ''})", flush=True)
                 continue
             samples.setdefault((m.stage, m.input_name), []).append(m)
             print(f"  {m.stage:<18} {m.input_name:>3}: {m.wall_s:7.2f} s wall {m.cpu_s:7.2f} s CPU "
@@ -630,8 +636,9 @@ def main(argv: list[str] | None = None) -> int:
                            + "/".join(f"{run.cpu_s:.1f}" for run in taken)})
         found[key] = m
     ceiling = None
-    if ceilings:  # the fastest loop alone against the fastest pair, as for every other stage
-        ceiling = 2 * min(c[0] for c in ceilings) / min(c[1] for c in ceilings)
+    alone = found.get(("clean_wikitext", "1x"))
+    if ceilings and alone:  # the fastest loop alone (stage 2b) against the fastest pair
+        ceiling = 2 * alone.wall_s / min(ceilings)
     print()
     print(table(list(found.values())))
     print()
