@@ -373,7 +373,10 @@ class _ChooseType(beam.DoFn):
         title, groups = element
         requests = groups.get("request")
         if requests is not None and next(iter(requests), None) is None:
-            return  # a build types only the titles its articles link to (and the articles themselves)
+            # A build types only the titles its articles link to (and the articles themselves).
+            # (The comment sits above the bare return: Beam warns of "yield and return" on any
+            # line that starts with "return " in a process method.)
+            return
         flags = list(groups.get("flags", ()))
         aliases = set(groups.get("aliases", ()))
         candidates: dict[str, EntityType] = {}

@@ -122,6 +122,16 @@ def test_progress_lines_name_stage_count_and_rate(tmp_path, caplog, demo_corpus)
     assert not [r for r in caplog.records if r.name == "wikisilver.progress"]
 
 
+def test_build_draws_no_beam_warning_about_its_own_transforms(tmp_path, caplog):
+    # Beam checks every DoFn as the pipeline is built (e.g. "Using yield and return in the process
+    # method of <class 'wikisilver…'>"): a user should never see such a line on a clean run.
+    with caplog.at_level("WARNING"):
+        assert main(["build", "--demo", "--out", str(tmp_path / "o"), "--progress-interval", "0"]) == 0
+    ours = [r.getMessage() for r in caplog.records
+            if r.levelname in ("WARNING", "ERROR") and r.name.startswith("apache_beam") and "wikisilver" in r.getMessage()]
+    assert ours == []
+
+
 def test_rerun_of_a_finished_build_is_skipped(demo_corpus, capsys):
     manifest = (demo_corpus / "manifest.json").read_text()
     assert main(["build", "--demo", "--out", str(demo_corpus)]) == 0
