@@ -24,8 +24,8 @@ the two runs shows whether memory grows with the input. The build's parts (``--s
 the copies, as the default makes them grow with a real dump's size.
 
 With two workers it also measures the machine's own two-process ceiling (stage 2b's loop alone,
-against two copies of it run at once): what a second process can gain here at all, against which the two-worker
-build is put.
+against two copies of it run at once): what a second process can gain here at all, against
+which the two-worker build is put.
 
 Throughput is articles (namespace 0, not redirects) and MB of their wikitext (UTF-8) per
 wall second and per CPU second ("per core").
@@ -278,11 +278,19 @@ def run_measured(command: list[str], log: Path, env: dict | None = None) -> tupl
     return wall, cpu, peak, tree, stdout.decode(), sampler.peak_worker_rss / (1 << 20)
 
 
+def child_command(stage: str, dump: str) -> list[str]:
+    """This script run as the child of stage 1 or 2 (see ``child_stage``)."""
+    return [sys.executable, __file__, "--child-stage", stage, "--dump", dump]
+
+
+def child_report(stdout: str) -> dict:
+    """The timing a child stage printed as its last line."""
+    return json.loads(stdout.strip().splitlines()[-1])
+
+
 def measure_child_stage(stage: str, dump: str, name: str, work: Path) -> Measure:
-    wall, cpu, peak, tree, out, _ = run_measured(
-        [sys.executable, __file__, "--child-stage", stage, "--dump", dump], work / f"{stage}-{name}.log"
-    )
-    inner = json.loads(out.strip().splitlines()[-1])
+    wall, cpu, peak, tree, out, _ = run_measured(child_command(stage, dump), work / f"{stage}-{name}.log")
+    inner = child_report(out)
     size = input_size_cached(dump)
     return Measure(stage, name, inner["wall_s"], inner["cpu_s"], peak, tree, size["articles"],
                    size["wikitext_bytes"] / MB, note=f"loop only; process {wall:.1f} s wall, {cpu:.1f} s CPU")
@@ -297,14 +305,14 @@ def ceiling_pair(dump: str) -> float:
     2b itself), 2 x alone / together is what a second process can gain on this machine at all: on a
     VM whose two "cores" share a physical core, or whose neighbours are busy, well under 2x, and no
     two-worker build can beat it."""
-    command = [sys.executable, __file__, "--child-stage", "clean_wikitext", "--dump", dump]
+    command = child_command("clean_wikitext", dump)
     processes = [subprocess.Popen(command, stdout=subprocess.PIPE, cwd=REPO) for _ in range(2)]
     walls = []
     for process in processes:
         out, _ = process.communicate()
         if process.returncode:
             raise RuntimeError(f"parallel ceiling: child exited with {process.returncode}")
-        walls.append(json.loads(out.decode().strip().splitlines()[-1])["wall_s"])
+        walls.append(child_report(out.decode())["wall_s"])
     return max(walls)
 
 
@@ -612,14 +620,16 @@ def main(argv: list[str] | None = None) -> int:
     ceilings: list[float] = []
     runs = max(1, args.runs)
     for round_ in range(1, runs + 1):
-        for kind, measure in list(plan):
+        for kind, measure in plan:
+            if kind == "wikiextractor" and not has_we:
+                continue
             try:
                 m = measure()
             except RuntimeError as error:
                 if kind != "wikiextractor":
                     raise
-                print(f"wikiextractor failed, skipping: {error}")
-                plan = [(k, f) for k, f in plan if k != "wikiextractor"]
+                print(f"wikiextractor failed, skipping it from now on: {error}")
+                has_we = False
                 continue
             if kind == "ceiling":
                 ceilings.append(m)

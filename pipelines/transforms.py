@@ -374,8 +374,7 @@ class _ChooseType(beam.DoFn):
         requests = groups.get("request")
         if requests is not None and next(iter(requests), None) is None:
             # A build types only the titles its articles link to (and the articles themselves).
-            # (The comment sits above the bare return: Beam warns of "yield and return" on any
-            # line that starts with "return " in a process method.)
+            # (Not as a trailing comment: Beam warns of "yield and return" on a line "return  # …".)
             return
         flags = list(groups.get("flags", ()))
         aliases = set(groups.get("aliases", ()))
@@ -444,7 +443,8 @@ class TypeEntities(beam.PTransform):
     Without ``request`` among the inputs (the entities job) it returns (title, TargetInfo) for
     every title any source knows. With ``request`` (the build: resolved link targets keyed by
     title, valued (title as written, requests), see ResolveRedirects) only requested titles are
-    typed, and it returns (article key, (target as written, TargetInfo)) ready to join with the articles.
+    typed, and it returns (article key, (target as written, TargetInfo)) ready to join with the
+    articles.
     Either way also a PCollection of counts (typed titles, typing conflicts) for stats.json.
     """
 
@@ -648,7 +648,10 @@ def _requests(article: Article) -> Iterator[tuple[str, tuple[tuple[int, str], bo
 class _CollectRequests(beam.CombineFn):
     """The requests for one title -> one tuple. As a combine, not a plain join input, so runners
     lift it before the shuffle: a bundle sends each popular title once with all its requesters,
-    not once per link (about 150 distinct targets per article, most of them shared)."""
+    not once per link (about 150 distinct targets per article, most of them shared).
+
+    Beam's own ``ToListCombineFn`` would do, but it merges with ``sum(accumulators, [])``, which
+    copies the list once per accumulator: quadratic for a title linked from every bundle."""
 
     def create_accumulator(self) -> list:
         return []
