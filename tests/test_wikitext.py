@@ -415,3 +415,60 @@ def test_huwiki_berlin() -> None:
     assert not any(link.target.startswith(("Fájl:", "Kategória:")) for link in result.links)
     assert "Német település infobox" in template_names(wikitext)
     assert not is_disambiguation(wikitext, "hu")
+
+
+# --- plain-link chunks skip mwparserfromhell: same text and links ----------------------------
+
+LINK_FRAGMENTS = [
+    "[[Foo]]", "[[Foo|bar]]", "[[Foo (bar)|]]", "[[Foo|  ]]", "[[:Category:X|y]]", "[[Category:X]]",
+    "[[de:Anarchismus]]", "[[#History|history]]", "[[wikt:word]]", "[[ Foo  bar |baz  qux]]",
+    "[[File:x.jpg|thumb|a [[Paris]] caption]]", "mailto:", "Tel:", "hotel:", "s", "ing", "-ban",
+    "Note: ", "12:30", " / ", "//", "\n* ", "\n: ", "\n;", "\n----", "\n== H ==", "\u00a0",
+]
+
+
+def _both_ways(chunk: str, lang: str):
+    """(mwparserfromhell's way, the plain-link way) of building one chunk, or None when the chunk
+    is not one of plain links (then only mwparserfromhell's way is used)."""
+    import mwparserfromhell
+
+    from wikisilver import wikitext as wt
+
+    pieces = wt._simple_pieces(chunk)
+    if pieces is None:
+        return None
+    parsed, plain = wt._Builder(wt._lang_for(lang, None)), wt._Builder(wt._lang_for(lang, None))
+    parsed.nodes(mwparserfromhell.parse(chunk, skip_style_tags=True).nodes)
+    plain.pieces(pieces)
+    return ("".join(parsed.parts), parsed.links), ("".join(plain.parts), plain.links)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(st.sampled_from(FRAGMENTS + LINK_FRAGMENTS), st.text(max_size=4)), max_size=30),
+       st.sampled_from(["en", "hu"]))
+def test_plain_link_chunks_build_as_mwparserfromhell_parses_them(parts: list[str], lang: str) -> None:
+    both = _both_ways("".join(parts), lang)
+    if both is not None:
+        assert both[0] == both[1]
+
+
+def test_plain_link_way_is_taken_for_most_real_chunks_and_agrees_on_each() -> None:
+    from wikisilver import wikitext as wt
+
+    taken = with_markup = 0
+    for _, ns, text in _pages(shared_file(ENWIKI_EXTRACT)):
+        if ns != 0 or text.lstrip().lower().startswith("#redirect"):
+            continue
+        for paragraph in wt._paragraphs(wt._prepass(text, None)):
+            for chunk in wt._chunks(paragraph):
+                if "[" in chunk or "<" in chunk or "&" in chunk:
+                    with_markup += 1
+                    both = _both_ways(chunk, "en")
+                    if both is not None:
+                        taken += 1
+                        assert both[0] == both[1], chunk
+    assert with_markup > 4_000 and taken > with_markup / 2
+    for chunk in ("a [[Foo|bar]] b: [[Baz]]s", "[[Foo (bar)|]] and [[ x  y ]]"):
+        assert _both_ways(chunk, "en") is not None
+    for chunk in ("see mailto:x [[Foo]]", "[[Foo]] &amp;", "x\n* [[Foo]]", "[[File:a|b [[c]]]]", "[http://x y] [[Foo]]"):
+        assert _both_ways(chunk, "en") is None
