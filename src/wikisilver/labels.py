@@ -366,22 +366,25 @@ class Labeller:
                 if decision is None:
                     continue
             next_group = self._assign(covered, decision, tokens, mentions, group, next_group, counts)
-        # 2. Unlinked mentions through the alias set, longest match first.
+        # 2. Unlinked mentions through the alias set, longest match first. Without case endings
+        # only a token that starts some alias can start a match: the rest are skipped unlooked-at.
+        inflected = bool(pack.inflection_suffixes)
         i = 0
         while i < n:
-            if mentions[i] is not None or not is_capitalized(tokens[i]):  # may be a name
+            token = tokens[i]
+            if (not inflected and token not in aliases) or mentions[i] is not None or not is_capitalized(token):
                 i += 1
                 continue
             matched = 0
-            for form, mention in aliases.get(tokens[i], ()):
+            for form, mention in aliases.get(token, ()):
                 end = i + len(form)
                 if end <= n and tuple(tokens[i:end]) == form and all(m is None for m in mentions[i:end]):
                     next_group = self._assign(range(i, end), mention, tokens, mentions, group, next_group, counts)
                     counts[mention.rule] += 1
                     matched = len(form)
                     break
-            if not matched and pack.inflection_suffixes:
-                mention = self._inflected_alias(tokens[i], aliases, counts)
+            if not matched and inflected:
+                mention = self._inflected_alias(token, aliases, counts)
                 if mention is not None:
                     mentions[i] = mention
                     group[i] = next_group

@@ -111,7 +111,7 @@ class EnglishProcessor(TextProcessor):
             first = token[0]
             if first.isdigit():
                 pair = (token, "NUM")
-            elif _PUNCT.match(token):
+            elif not first.isalnum() and first != "_" and _PUNCT.match(token):  # (a word character: not punctuation)
                 pair = (token, "PUNCT")
             elif first.isupper() and low != "i" and (
                 not _sentence_initial(tokens, i) or low not in self._lowercase_words or token[-1] == "."
