@@ -229,3 +229,39 @@ def test_a_remote_job_is_followed_through_its_counters(caplog):
     assert len(lines) == 2
     assert lines[0].startswith("progress: pages_read 1,000 (") and "articles_cleaned 400 (" in lines[0]
     assert "pages_read 3,000 (" in lines[1] and "sentences_kept 9,000 (" in lines[1]
+
+
+def test_articles_are_sent_only_the_targets_the_labeller_can_use(tmp_path):
+    """The typing join answers a request with a TargetInfo only for a typed title or a
+    disambiguation page: an untyped title (most link targets: common nouns) is what the labeller
+    calls unknown anyway, so it is not sent (and its (article, target) pair never travels)."""
+    import apache_beam as beam
+    from apache_beam.testing.util import assert_that, equal_to
+
+    from wikisilver.pipelines.build import class_table
+    from wikisilver.pipelines.transforms import PageFlags, TypeEntities
+
+    types = tmp_path / "types.ttl"
+    types.write_text(
+        "<http://dbpedia.org/resource/Budapest> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> "
+        "<http://dbpedia.org/ontology/City> .\n", encoding="utf-8",
+    )
+    ontology, table = class_table(None)
+    article = (1, "Danube")
+    with beam.Pipeline("FnApiRunner") as pipeline:
+        flags = pipeline | "Flags" >> beam.Create([
+            ("Budapest", PageFlags("Budapest")), ("River", PageFlags("River")),
+            ("Mercury", PageFlags("Mercury", is_disambiguation=True)), ("Danube", PageFlags("Danube")),
+        ])
+        requests = pipeline | "Requests" >> beam.Create([
+            ("Budapest", ("Budapest", ((article, False),))), ("River", ("river", ((article, False),))),
+            ("Mercury", ("Mercury", ((article, False),))), ("Danube", ("Danube", ((article, True),))),
+            ("Nowhere", ("Nowhere", ((article, False),))),
+        ])
+        empty = pipeline | "Nothing" >> beam.Create([])
+        targets, _ = {"flags": flags, "request": requests, "infobox_types": empty, "redirects": empty} | TypeEntities(
+            "en", ontology, table, types_files=[str(types)], filter_capacity=1000,
+        )
+        sent = targets | beam.Map(lambda kv: (kv[0], kv[1][0], kv[1][1].title,
+                                              kv[1][1].entity.conll if kv[1][1].entity else None))
+        assert_that(sent, equal_to([(article, "Budapest", "Budapest", "LOC"), (article, "Mercury", "Mercury", None)]))
