@@ -96,6 +96,7 @@ def _pattern(lang: str) -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{a})" for a in alternatives), re.IGNORECASE)
 
 
+@functools.lru_cache(maxsize=1 << 16)  # asked once per link: popular targets repeat (bounded)
 def is_calendar_title(title: str, lang: str) -> bool:
     """Whether ``title`` names a calendar page (year, decade, century, millennium, month, day, weekday)."""
     title = " ".join(title.replace("_", " ").split())
