@@ -8,9 +8,11 @@ How: mwparserfromhell is exact but slow, and most of a big article's bytes are t
 are dropped anyway (templates and infoboxes, tables, references, comments). So cheap linear
 scanners remove those first — templates by matching brace runs the way MediaWiki's
 preprocessor does, tables by line-level ``{|``/``|}`` nesting, extension tags by tag name —
-and only the remaining prose is given to mwparserfromhell, one paragraph at a time. Parsing
-per paragraph bounds the parser's backtracking on broken markup and gives natural points to
-check the time budget; a page that is too big or too slow raises :class:`WikitextBudgetError`
+and only the remaining prose is given to mwparserfromhell, one paragraph at a time; a piece
+whose only markup is plain ``[[Title|anchor]]`` links (most of them) is split by a regular
+expression instead, with the same result (see :func:`_simple_pieces`). Parsing per paragraph
+bounds the parser's backtracking on broken markup and gives natural points to check the time
+budget; a page that is too big or too slow raises :class:`WikitextBudgetError`
 and the pipeline sends it to rejects.
 
 Language data (namespaces to drop, disambiguation templates, redirect magic words, link
