@@ -383,7 +383,12 @@ def test_punkt_with_stdlib_patterns_splits_exactly_as_nltk_does() -> None:
 
     params = EN._punkt._params
     ours, nltk_own = punkt_splitter(params), PunktSentenceTokenizer(params)
+    import pickle
+
     assert isinstance(ours._lang_vars.period_context_re(), re.Pattern)
+    again = pickle.loads(pickle.dumps(ours))  # as a runner might ship it to a worker
+    assert isinstance(again._lang_vars.period_context_re(), re.Pattern)
+    assert isinstance(again._lang_vars._word_tokenizer_re(), re.Pattern)
     assert not isinstance(nltk_own._lang_vars.period_context_re(), re.Pattern)  # redos, as shipped
     texts = [TRICKY_ENGLISH]
     for page in iter_pages(str(shared_file(ENWIKI_EXTRACT))):

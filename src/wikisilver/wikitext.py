@@ -457,6 +457,11 @@ class _Builder:
             self.links.append((start, self.length, target))
         self.add(anchor[len(lead) + len(stripped):])
 
+    def _trail(self, following: str) -> tuple[str, str]:
+        """The link trail that starts the text after a link ("[[dog]]s": "s"), and the rest."""
+        match = self.lang.link_trail.match(following) if self.lang.link_trail else None
+        return (match.group(), following[match.end():]) if match else ("", following)
+
     def nodes(self, nodes: list, in_link: bool = False) -> None:
         index = 0
         count = len(nodes)
@@ -467,12 +472,10 @@ class _Builder:
                 self.add(_text(node.value))
             elif isinstance(node, Wikilink):
                 trail = ""
-                if index < count and isinstance(nodes[index], Text) and self.lang.link_trail:
-                    following = nodes[index].value
-                    match = self.lang.link_trail.match(following)
-                    if match:
-                        trail = match.group()
-                        nodes[index] = Text(following[match.end():])
+                if index < count and isinstance(nodes[index], Text):
+                    trail, rest = self._trail(nodes[index].value)
+                    if trail:
+                        nodes[index] = Text(rest)
                 self.wikilink(node, trail, in_link)
             elif isinstance(node, HTMLEntity):
                 self.add(_entity(node))
@@ -551,12 +554,8 @@ class _Builder:
                 self.add(_text(piece))
                 continue
             trail = ""
-            if index < count and isinstance(pieces[index], str) and self.lang.link_trail:
-                following = pieces[index]
-                match = self.lang.link_trail.match(following)
-                if match:
-                    trail = match.group()
-                    pieces[index] = following[match.end():]
+            if index < count and isinstance(pieces[index], str):
+                trail, pieces[index] = self._trail(pieces[index])
             title, anchor = piece
             self.link(title, anchor, trail, False)
 

@@ -116,34 +116,28 @@ def read_punkt_params(path: Path, extra_abbrevs: Iterable[str] = ()) -> PunktPar
 
 
 class _StdlibLangVars(PunktLanguageVars):
-    """Punkt's English language variables, with its patterns compiled by ``re``."""
+    """Punkt's English language variables, with its patterns compiled by ``re`` up front (NLTK
+    compiles them on first use, through ``redos``, into the same two slots)."""
 
     __slots__ = ()
 
     re_boundary_realignment = re.compile(PunktLanguageVars.re_boundary_realignment.pattern, re.MULTILINE)
 
-    def _word_tokenizer_re(self):
-        try:
-            return self._re_word_tokenizer
-        except AttributeError:
-            self._re_word_tokenizer = re.compile(
-                self._word_tokenize_fmt
-                % {"NonWord": self._re_non_word_chars, "MultiChar": self._re_multi_char_punct,
-                   "WordStart": self._re_word_start},
-                re.UNICODE | re.VERBOSE,
-            )
-            return self._re_word_tokenizer
+    def __init__(self) -> None:
+        self._compile()
 
-    def period_context_re(self):
-        try:
-            return self._re_period_context
-        except AttributeError:
-            self._re_period_context = re.compile(
-                self._period_context_fmt
-                % {"NonWord": self._re_non_word_chars, "SentEndChars": self._re_sent_end_chars},
-                re.UNICODE | re.VERBOSE,
-            )
-            return self._re_period_context
+    def __setstate__(self, state):  # NLTK pickles the language variables as nothing at all
+        self._compile()
+
+    def _compile(self) -> None:
+        flags = re.UNICODE | re.VERBOSE
+        non_word = self._re_non_word_chars
+        self._re_word_tokenizer = re.compile(self._word_tokenize_fmt % {
+            "NonWord": non_word, "MultiChar": self._re_multi_char_punct, "WordStart": self._re_word_start,
+        }, flags)
+        self._re_period_context = re.compile(self._period_context_fmt % {
+            "NonWord": non_word, "SentEndChars": self._re_sent_end_chars,
+        }, flags)
 
 
 _NON_PUNCT = re.compile(r"[^\W\d]")
