@@ -545,19 +545,20 @@ class _Builder:
     def pieces(self, pieces: list[str | tuple[str, str | None]]) -> None:
         """A chunk split by :func:`_simple_pieces`: plain text and (title, anchor) links, handled
         exactly as :meth:`nodes` handles the Text and Wikilink nodes mwparserfromhell gives."""
-        index = 0
-        count = len(pieces)
-        while index < count:
-            piece = pieces[index]
-            index += 1
+        pending = None  # a link waits for the text after it, which may begin with its trail
+        for piece in pieces:
             if isinstance(piece, str):
+                if pending is not None:
+                    trail, piece = self._trail(piece)
+                    self.link(*pending, trail, False)
+                    pending = None
                 self.add(_text(piece))
-                continue
-            trail = ""
-            if index < count and isinstance(pieces[index], str):
-                trail, pieces[index] = self._trail(pieces[index])
-            title, anchor = piece
-            self.link(title, anchor, trail, False)
+            else:
+                if pending is not None:
+                    self.link(*pending, "", False)
+                pending = piece
+        if pending is not None:
+            self.link(*pending, "", False)
 
 
 # A chunk whose only markup is plain links, [[Title]] and [[Title|anchor]], is split by a regular
