@@ -472,3 +472,16 @@ def test_plain_link_way_is_taken_for_most_real_chunks_and_agrees_on_each() -> No
         assert _both_ways(chunk, "en") is not None
     for chunk in ("see mailto:x [[Foo]]", "[[Foo]] &amp;", "x\n* [[Foo]]", "[[File:a|b [[c]]]]", "[http://x y] [[Foo]]"):
         assert _both_ways(chunk, "en") is None
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(st.sampled_from(FRAGMENTS + ["__TOC__", "__X", "_", "----", " \t", "|-", "!x"]),
+                          st.text(max_size=3)), max_size=40))
+def test_line_markup_and_behaviour_switches_in_two_passes_strip_as_one_pattern(parts: list[str]) -> None:
+    import re
+
+    from wikisilver.wikitext import _LINE_MARKUP, _strip_line_markup
+
+    one = re.compile(_LINE_MARKUP.pattern + r"|__[A-Z]+__", re.MULTILINE)
+    text = "".join(parts)
+    assert _strip_line_markup(text) == one.sub("", text)
