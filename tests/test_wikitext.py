@@ -485,3 +485,14 @@ def test_line_markup_and_behaviour_switches_in_two_passes_strip_as_one_pattern(p
     one = re.compile(_LINE_MARKUP.pattern + r"|__[A-Z]+__", re.MULTILINE)
     text = "".join(parts)
     assert _strip_line_markup(text) == one.sub("", text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab \n\t\u00a0\r\u2003.")), max_size=30))
+def test_space_runs_are_those_of_one_pattern_with_the_ends(text: str) -> None:
+    import re
+
+    from wikisilver.wikitext import _space_runs
+
+    one = re.compile(r"\A\s+|\s+\Z|\s{2,}|[^\S \n]")
+    assert list(_space_runs(text)) == [m.span() for m in one.finditer(text)]

@@ -430,7 +430,7 @@ _SPACE_RUN = re.compile(r"\s+")
 # Whitespace runs that normalization changes: at the ends, longer than one character, or one
 # character other than " " and "\n" (a lone space or newline inside the text stays as it is, and
 # skipping those keeps the loop below to a few hundred runs per article instead of one per word).
-_ABNORMAL_SPACE = re.compile(r"\A\s+|\s+\Z|\s{2,}|[^\S \n]")
+_ABNORMAL_SPACE = re.compile(r"\s{2,}|[^\S \n]")  # inside the text; the ends are cut apart
 _URL = re.compile(r"(?:https?:|ftp:)?//\S+")
 _PIPE_TRICK = re.compile(r"\s*\([^()]*\)\s*$")
 # HTML tags whose content is not running text.
@@ -689,6 +689,21 @@ def _chunks(paragraph: str) -> Iterator[str]:
 # Whitespace: one space between words, one newline between lines, a blank line between paragraphs
 
 
+def _space_runs(text: str) -> Iterator[tuple[int, int]]:
+    """The whitespace runs normalization changes, in order: the leading and the trailing run
+    whole, and inside the text the runs matched by _ABNORMAL_SPACE. (One pattern with ``\\A\\s+``
+    and ``\\s+\\Z`` among its alternatives is tried at every character, not only at blanks.)"""
+    length = len(text)
+    content_end = len(text.rstrip())
+    lead = length - len(text.lstrip()) if content_end else length
+    if lead:
+        yield 0, lead
+    for match in _ABNORMAL_SPACE.finditer(text, lead, content_end):
+        yield match.span()
+    if lead < content_end < length:
+        yield content_end, length
+
+
 def _normalize(text: str, spans: list[tuple[int, int, str]]) -> CleanText:
     out: list[str] = []
     ends: list[int] = []  # end offset (in `text`) of each whitespace run
@@ -696,13 +711,12 @@ def _normalize(text: str, spans: list[tuple[int, int, str]]) -> CleanText:
     removed = 0
     pos = 0
     length = len(text)
-    for match in _ABNORMAL_SPACE.finditer(text):
-        start, end = match.span()
+    for start, end in _space_runs(text):
         out.append(text[pos:start])
         if start == 0 or end == length:
             replacement = ""
         else:
-            newlines = match.group().count("\n")
+            newlines = text.count("\n", start, end)
             replacement = " " if newlines == 0 else "\n" if newlines == 1 else "\n\n"
         out.append(replacement)
         removed += (end - start) - len(replacement)
