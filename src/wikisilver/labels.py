@@ -394,9 +394,14 @@ class Labeller:
         # 3. Remaining capitalized tokens.
         first_word = next((k for k, t in enumerate(tokens) if t not in _OPENING), 0)
         initial_pending = False
+        has_unk = False
         for k, token in enumerate(tokens):
+            mention = mentions[k]
+            if mention is not None:
+                has_unk = has_unk or mention.conll == UNK
+                continue
             # A real capital only: a word of a caseless script is never UNK for its "capital".
-            if mentions[k] is not None or not token[:1].isupper():
+            if not token[:1].isupper():
                 continue
             if token in pack.personal_titles and self.config.on("personal_title_o"):
                 counts["personal_title_o"] += 1
@@ -411,7 +416,8 @@ class Labeller:
             else:
                 counts["unlinked_capitalized_unk"] += 1
                 mentions[k] = _Mention(UNK, UNK, "", "unlinked_capitalized_unk")
-        if any(m is not None and m.conll == UNK for m in mentions):
+                has_unk = True
+        if has_unk:
             return None
         # 4. Only surviving sentences pay for lemma and POS.
         annotations = self.processor.annotate(tokens)
