@@ -496,3 +496,21 @@ def test_space_runs_are_those_of_one_pattern_with_the_ends(text: str) -> None:
 
     one = re.compile(r"\A\s+|\s+\Z|\s{2,}|[^\S \n]")
     assert list(_space_runs(text)) == [m.span() for m in one.finditer(text)]
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(st.sampled_from(FRAGMENTS + ["{", "{{{{", "{{x", "}}", " \t", "----", "\n;"]),
+                          st.text(max_size=3)), max_size=40))
+def test_literal_first_patterns_find_what_their_anchored_forms_find(parts: list[str]) -> None:
+    """Template names and line-start markup are found from a literal ("{{", "\\n") rather than by
+    a lookbehind or ``^`` tried at every character: the same matches."""
+    import re
+
+    from wikisilver.wikitext import _LATER_LINE_MARKUP, _LINE_START_MARKUP, _TEMPLATE_NAME
+
+    text = "".join(parts)
+    template = re.compile(r"(?<!\{)\{\{(?!\{)\s*([^{}|\n<\[\]]*?)\s*(?=[|}\n<])")
+    assert [m.span(1) for m in _TEMPLATE_NAME.finditer(text)] == [m.span(1) for m in template.finditer(text)]
+    line_start = re.compile(r"^[ \t]*(?:[*#:;=]|-{4})", re.MULTILINE)
+    found = bool(_LINE_START_MARKUP.match(text) or ("\n" in text and _LATER_LINE_MARKUP.search(text)))
+    assert found == bool(line_start.search(text))

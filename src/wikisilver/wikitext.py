@@ -133,7 +133,9 @@ def _lang_for(lang: str, namespaces: Mapping[int, str] | None) -> _Lang:
 # ---------------------------------------------------------------------------------------------
 # Page-level questions: redirect, disambiguation, templates
 
-_TEMPLATE_NAME = re.compile(r"(?<!\{)\{\{(?!\{)\s*([^{}|\n<\[\]]*?)\s*(?=[|}\n<])")
+# "{{" neither preceded nor followed by another "{"; the lookbehind comes after the literal
+# "{{", so the engine can jump from "{{" to "{{" instead of trying every character.
+_TEMPLATE_NAME = re.compile(r"\{\{(?<!\{\{\{)(?!\{)\s*([^{}|\n<\[\]]*?)\s*(?=[|}\n<])")
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 _MAGIC_WORD = re.compile(r"^[A-Z0-9_]+$")
 
@@ -581,7 +583,8 @@ _SIMPLE_LINK = re.compile(r"\[\[([^\[\]{}<>|\n]+)(?:\|([^\[\]{}<>|\n]*))?\]\]")
 # without slashes ("mailto:", "tel:"; mwparserfromhell's URI_SCHEMES), anywhere in a word.
 _NOT_SIMPLE = re.compile(r"[\[\]{}<>&\x00]|//|(?i:bitcoin|geo|magnet|mailto|news|sips?|sms|tel|urn|xmpp)(?=:)")
 _SUSPECT = re.compile(r"[\[\]{}<>&:/\x00]")  # a quick first look: most text has none of these
-_LINE_START_MARKUP = re.compile(r"^[ \t]*(?:[*#:;=]|-{4})", re.MULTILINE)
+_LINE_START_MARKUP = re.compile(r"[ \t]*(?:[*#:;=]|-{4})")  # matched at 0 and after each "\n"
+_LATER_LINE_MARKUP = re.compile(r"\n[ \t]*(?:[*#:;=]|-{4})")
 
 
 def _has_markup(text: str) -> bool:
@@ -590,7 +593,7 @@ def _has_markup(text: str) -> bool:
 
 def _simple_pieces(chunk: str) -> list[str | tuple[str, str | None]] | None:
     """Plain text and (title, anchor or None) links of a chunk, or None when it has other markup."""
-    if _LINE_START_MARKUP.search(chunk):
+    if _LINE_START_MARKUP.match(chunk) or ("\n" in chunk and _LATER_LINE_MARKUP.search(chunk)):
         return None
     pieces: list[str | tuple[str, str | None]] = []
     pos = 0
