@@ -122,8 +122,7 @@ class EnglishProcessor(TextProcessor):
                 if entry is not None:
                     pair = (entry[1], entry[0])
                 else:
-                    pos = self._guess_pos(low, prev_pos, prev_low)
-                    pair = (lemmatize(low, pos), pos)
+                    pair = _open_class(low, prev_pos, prev_low in _MODALS)
             out.append(pair)
             prev_pos = pair[1]
             prev_low = low
@@ -132,7 +131,7 @@ class EnglishProcessor(TextProcessor):
     @staticmethod
     def _guess_pos(low: str, prev_pos: str, prev_low: str) -> str:
         """Suffix rules for an open-class word not in the lexicon."""
-        if prev_low in ("to", "will", "would", "can", "could", "may", "might", "must", "shall", "should") and prev_pos in ("PART", "AUX"):
+        if prev_low in _MODALS and prev_pos in ("PART", "AUX"):
             if not low.endswith(("tion", "ment", "ness", "ity", "ing")):
                 return "VERB"
         if low.endswith("ly") and len(low) > 4:
@@ -198,6 +197,17 @@ class EnglishProcessor(TextProcessor):
         if not sentence_initial:
             return True
         return pos == "PROPN" or token.lower() not in self._lowercase_words
+
+
+_MODALS = frozenset({"to", "will", "would", "can", "could", "may", "might", "must", "shall", "should"})
+
+
+@functools.lru_cache(maxsize=1 << 16)  # the same open-class words recur in every article (bounded)
+def _open_class(low: str, prev_pos: str, after_modal: bool) -> tuple[str, str]:
+    """(lemma, POS) of a lowercase word not in the lexicon, from its suffix and the word before
+    (whose form matters only as a modal: ``after_modal``)."""
+    pos = EnglishProcessor._guess_pos(low, prev_pos, "to" if after_modal else "")
+    return lemmatize(low, pos), pos
 
 
 def lemmatize(low: str, pos: str) -> str:
