@@ -152,6 +152,16 @@ class _Mention:
     rule: str
 
 
+# The mentions that carry no target are values, made once: a token made O by a rule, and an
+# unlinked capitalized word (UNK).
+_RULE_O = {
+    rule: _Mention("O", "O", "", rule)
+    for rule in ("personal_title_o", "incidental_capital_o", "location_comma_split", "trailing_punctuation_o",
+                 "lowercase_tail_o", "hu_hyphen_compound_o")
+}
+_UNLINKED_CAPITAL_UNK = _Mention(UNK, UNK, "", "unlinked_capitalized_unk")
+
+
 class Labeller:
     """Labels the articles of one language with the paper's rules.
 
@@ -405,17 +415,17 @@ class Labeller:
                 continue
             if token in pack.personal_titles and self.config.on("personal_title_o"):
                 counts["personal_title_o"] += 1
-                mentions[k] = _Mention("O", "O", "", "personal_title_o")
+                mentions[k] = _RULE_O["personal_title_o"]
             elif (token in pack.incidental_capitals or token.lower() in pack.calendar_words) and self.config.on(
                 "incidental_capital_o"
             ):
                 counts["incidental_capital_o"] += 1
-                mentions[k] = _Mention("O", "O", "", "incidental_capital_o")
+                mentions[k] = _RULE_O["incidental_capital_o"]
             elif k == first_word:
                 initial_pending = True
             else:
                 counts["unlinked_capitalized_unk"] += 1
-                mentions[k] = _Mention(UNK, UNK, "", "unlinked_capitalized_unk")
+                mentions[k] = _UNLINKED_CAPITAL_UNK
                 has_unk = True
         if has_unk:
             return None
@@ -440,7 +450,7 @@ class Labeller:
                 continue
             if split and tokens[i] == ",":
                 counts["location_comma_split"] += 1
-                mentions[i] = _Mention("O", "O", "", "location_comma_split")
+                mentions[i] = _RULE_O["location_comma_split"]
                 next_group += 1
                 continue
             mentions[i] = mention
@@ -452,12 +462,12 @@ class Labeller:
         # Personal titles leading the anchor are O ("President Lincoln").
         while len(covered) > 1 and tokens[covered[0]] in self.pack.personal_titles and self.config.on("personal_title_o"):
             counts["personal_title_o"] += 1
-            mentions[covered[0]] = _Mention("O", "O", "", "personal_title_o")
+            mentions[covered[0]] = _RULE_O["personal_title_o"]
             covered.pop(0)
         # Trailing punctuation inside the anchor is O.
         while len(covered) > 1 and is_punctuation(tokens[covered[-1]]) and self.config.on("trailing_punctuation_o"):
             counts["trailing_punctuation_o"] += 1
-            mentions[covered[-1]] = _Mention("O", "O", "", "trailing_punctuation_o")
+            mentions[covered[-1]] = _RULE_O["trailing_punctuation_o"]
             covered.pop()
         # A name is written with capitals: lower-case words closing an anchor are common nouns
         # ("a [[Whig Party]] leader" linked whole) or titles ("Frigyes Vilmos brandenburgi
@@ -467,7 +477,7 @@ class Labeller:
         if trim_tail and self.config.on("lowercase_tail_o"):
             while len(covered) > 1 and tokens[covered[-1]][:1].islower():
                 counts["lowercase_tail_o"] += 1
-                mentions[covered[-1]] = _Mention("O", "O", "", "lowercase_tail_o")
+                mentions[covered[-1]] = _RULE_O["lowercase_tail_o"]
                 covered.pop()
         last = covered[-1]
         overhang = spans[last][1] - link.end
@@ -478,7 +488,7 @@ class Labeller:
                     counts["hu_inflected_name"] += 1
                 elif self.config.on("hu_hyphen_compound_o"):
                     counts["hu_hyphen_compound_o"] += 1
-                    mentions[last] = _Mention("O", "O", "", "hu_hyphen_compound_o")
+                    mentions[last] = _RULE_O["hu_hyphen_compound_o"]
                     covered.pop()
                     if not covered:
                         return None
