@@ -129,9 +129,10 @@ class EnglishProcessor(TextProcessor):
         return out
 
     @staticmethod
-    def _guess_pos(low: str, prev_pos: str, prev_low: str) -> str:
-        """Suffix rules for an open-class word not in the lexicon."""
-        if prev_low in _MODALS and prev_pos in ("PART", "AUX"):
+    def _guess_pos(low: str, prev_pos: str, after_modal: bool) -> str:
+        """Suffix rules for an open-class word not in the lexicon (``after_modal``: the word
+        before is "to" or a modal verb)."""
+        if after_modal and prev_pos in ("PART", "AUX"):
             if not low.endswith(("tion", "ment", "ness", "ity", "ing")):
                 return "VERB"
         if low.endswith("ly") and len(low) > 4:
@@ -206,7 +207,7 @@ _MODALS = frozenset({"to", "will", "would", "can", "could", "may", "might", "mus
 def _open_class(low: str, prev_pos: str, after_modal: bool) -> tuple[str, str]:
     """(lemma, POS) of a lowercase word not in the lexicon, from its suffix and the word before
     (whose form matters only as a modal: ``after_modal``)."""
-    pos = EnglishProcessor._guess_pos(low, prev_pos, "to" if after_modal else "")
+    pos = EnglishProcessor._guess_pos(low, prev_pos, after_modal)
     return lemmatize(low, pos), pos
 
 
