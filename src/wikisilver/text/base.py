@@ -121,7 +121,7 @@ class TextProcessor:
         for i, token in enumerate(tokens):
             if token[0].isdigit():
                 out.append((token, "NUM"))
-            elif _PUNCT.match(token):
+            elif is_punct_token(token):
                 out.append((token, "PUNCT"))
             elif token[0].isupper() and not _sentence_initial(tokens, i):
                 out.append((token, "PROPN"))
@@ -145,6 +145,13 @@ class TextProcessor:
         if not token[:1].isupper():
             return False
         return pos == "PROPN" or not sentence_initial
+
+
+def is_punct_token(token: str) -> bool:
+    """Only punctuation and symbols (no word character): POS PUNCT. A token that starts with a word
+    character (``\\w``: alphanumeric or "_") is not, without running the pattern."""
+    first = token[:1]
+    return not (first.isalnum() or first == "_") and _PUNCT.match(token) is not None
 
 
 def is_capitalized(token: str) -> bool:

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from nltk.tokenize.punkt import PunktParameters
 
 from wikisilver.resources import load_tsv, mapping_path
-from wikisilver.text.base import TextProcessor, _sentence_initial, token_pattern
+from wikisilver.text.base import TextProcessor, _sentence_initial, is_punct_token, token_pattern
 from wikisilver.text.punkt import punkt_splitter, read_punkt_params, train_punkt
 
 __all__ = ["EnglishProcessor", "train_punkt"]
@@ -28,7 +28,6 @@ __all__ = ["EnglishProcessor", "train_punkt"]
 _ORTHO_MID_LC = 1 << 5
 
 _SUBJECT_POS = frozenset({"NOUN", "PROPN", "PRON"})
-_PUNCT = re.compile(r"^[^\w\s]+$")
 _DOUBLED = re.compile(r"([bdfgklmnprtvz])\1$")
 _E_AFTER = ("v", "u", "c", "z", "at", "it", "iz", "is", "ur", "bl", "pl", "dl", "gl", "tl", "ng", "rg", "dg", "ys", "rs", "ns", "as", "os", "us")
 
@@ -111,7 +110,7 @@ class EnglishProcessor(TextProcessor):
             first = token[0]
             if first.isdigit():
                 pair = (token, "NUM")
-            elif not first.isalnum() and first != "_" and _PUNCT.match(token):  # (a word character: not punctuation)
+            elif is_punct_token(token):
                 pair = (token, "PUNCT")
             elif first.isupper() and low != "i" and (
                 not _sentence_initial(tokens, i) or low not in self._lowercase_words or token[-1] == "."
