@@ -379,15 +379,15 @@ _LINE_MARKUP = re.compile(
 # two never overlap (a switch holds no newline and starts with "_"), so the passes give what one
 # pattern would.
 _BEHAVIOUR_SWITCH = re.compile(r"__[A-Z]+__")
+_QUOTES = re.compile(r"'{2,}")
+_EMPTY_PARENS = re.compile(r"\((?:[\s,;]|&nbsp;)*\)")
+# "Lincoln ({{IPA|…}}; February 12, 1809 …)" loses its template: no "(;" left behind
+_PAREN_LEAD = re.compile(r"\((?:\s|&nbsp;)*[,;][\s,;]*")
 
 
 def _strip_line_markup(text: str) -> str:
     text = _LINE_MARKUP.sub("", text)
     return _BEHAVIOUR_SWITCH.sub("", text) if "__" in text else text
-_QUOTES = re.compile(r"'{2,}")
-_EMPTY_PARENS = re.compile(r"\((?:[\s,;]|&nbsp;)*\)")
-# "Lincoln ({{IPA|…}}; February 12, 1809 …)" loses its template: no "(;" left behind
-_PAREN_LEAD = re.compile(r"\((?:\s|&nbsp;)*[,;][\s,;]*")
 
 
 def _quotes(match: re.Match[str]) -> str:
