@@ -18,6 +18,7 @@ from wikisilver.exports import (
     Mention,
     export_corpus,
     jsonl_record,
+    read_corpus_json,
     read_sentences,
     tags_in_scheme,
 )
@@ -217,3 +218,16 @@ def test_broken_row_names_file_and_row(tmp_path):
     pq.write_table(table, path)
     with pytest.raises(InputError, match=r"part-00000\.parquet:row 2: 1 tags for 2 tokens"):
         list(read_sentences(path))
+
+
+def test_read_corpus_json_names_the_file_and_the_position(tmp_path):
+    (tmp_path / "stats.json").write_text('{"pages_read": 3}', encoding="utf-8")
+    assert read_corpus_json(tmp_path, "stats.json") == {"pages_read": 3}
+    with pytest.raises(InputError, match=r"manifest\.json: missing: not the directory of a finished"):
+        read_corpus_json(tmp_path, "manifest.json")
+    (tmp_path / "manifest.json").write_text('{\n  "config": {,}\n}', encoding="utf-8")
+    with pytest.raises(InputError, match=r"manifest\.json:2:14: invalid JSON \(Expecting property name"):
+        read_corpus_json(tmp_path, "manifest.json")
+    (tmp_path / "manifest.json").write_text("[1, 2]", encoding="utf-8")
+    with pytest.raises(InputError, match=r"manifest\.json: expected a JSON object"):
+        read_corpus_json(tmp_path, "manifest.json")

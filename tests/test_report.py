@@ -145,7 +145,7 @@ def test_unfinished_corpus_is_one_line_error(tmp_path, capsys):
     (tmp_path / "parquet").mkdir()
     assert cli.main(["report", str(tmp_path)]) == 2
     error = capsys.readouterr().err.strip()
-    assert "stats.json" in error and "not a finished wikisilver corpus" in error
+    assert "stats.json" in error and "not the directory of a finished `wikisilver build`" in error
     assert "\n" not in error
 
 

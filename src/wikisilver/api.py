@@ -21,7 +21,6 @@ their schema as ``datasets.Features``.
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -30,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from wikisilver.errors import InputError, WikisilverError
-from wikisilver.exports import parquet_files, read_article, read_sentences
+from wikisilver.exports import parquet_files, read_article, read_corpus_json, read_sentences
 from wikisilver.formats import SENTENCE_SCHEMA
 from wikisilver.records import LabelledSentence
 
@@ -191,24 +190,15 @@ class Corpus:
     def __repr__(self) -> str:
         return f"Corpus({str(self.path)!r}, parts={len(self.files)})"
 
-    def _json(self, name: str) -> dict:
-        path = self.path / name
-        if not path.is_file():
-            raise InputError(str(path), "missing: not the directory of a finished `wikisilver build`")
-        try:
-            return json.loads(path.read_text(encoding="utf-8"))
-        except ValueError as error:
-            raise InputError(str(path), f"not valid JSON ({error})") from None
-
     @property
     def stats(self) -> dict:
         """The build's ``stats.json`` (see docs/output.md)."""
-        return self._json("stats.json")
+        return read_corpus_json(self.path, "stats.json")
 
     @property
     def manifest(self) -> dict:
         """The build's ``manifest.json``: inputs with checksums, configuration, outputs."""
-        return self._json("manifest.json")
+        return read_corpus_json(self.path, "manifest.json")
 
     def __len__(self) -> int:
         """Sentences (rows) in all parts, low-quality ones included; only the footers are read."""

@@ -57,6 +57,23 @@ class ExportReport:
 # --------------------------------------------------------------------------- reading
 
 
+def read_corpus_json(corpus: str | Path, name: str) -> dict:
+    """A finished corpus's ``stats.json`` or ``manifest.json``, as a dict; a clear error otherwise."""
+    path = Path(corpus) / name
+    if not path.is_file():
+        raise InputError(str(path), "missing: not the directory of a finished `wikisilver build`")
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except json.JSONDecodeError as error:
+        raise InputError(str(path), f"invalid JSON ({error.msg})", f"{error.lineno}:{error.colno}") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(str(path), f"cannot read: {getattr(error, 'strerror', None) or error}") from None
+    if not isinstance(data, dict):
+        raise InputError(str(path), "expected a JSON object")
+    return data
+
+
 def parquet_files(corpus: str | Path) -> list[Path]:
     """The Parquet part files of a corpus: ``DIR/parquet/*.parquet``, ``DIR/*.parquet`` or a file."""
     path = Path(corpus)

@@ -26,7 +26,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from wikisilver.errors import InputError, WikisilverError
-from wikisilver.exports import parquet_files
+from wikisilver.exports import parquet_files, read_corpus_json
 
 CONLL_TYPES = ("PER", "LOC", "ORG", "MISC")
 
@@ -166,20 +166,6 @@ def _sample(batch, row: int) -> SampleSentence:
         spans=tuple((s["start"], s["end"], s["conll"], s["target"]) for s in spans),
         low_quality=bool(batch.column("low_quality")[row].as_py()),
     )
-
-
-def _read_json(path: Path) -> dict:
-    if not path.is_file():
-        raise InputError(str(path.parent), f"no {path.name}: not a finished wikisilver corpus")
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except json.JSONDecodeError as error:
-        raise InputError(str(path), f"invalid JSON ({error.msg})",
-                         f"{error.lineno}:{error.colno}") from None
-    if not isinstance(data, dict):
-        raise InputError(str(path), "expected a JSON object")
-    return data
 
 
 def _reject_records(corpus: Path) -> Iterator[tuple[Path, int, dict]]:
@@ -453,8 +439,8 @@ def write_report(corpus: str | Path, out: str | Path | None = None, *, samples: 
     corpus = Path(corpus)
     if not corpus.is_dir():
         raise InputError(str(corpus), "no such corpus directory")
-    stats = _read_json(corpus / "stats.json")
-    manifest = _read_json(corpus / "manifest.json")
+    stats = read_corpus_json(corpus, "stats.json")
+    manifest = read_corpus_json(corpus, "manifest.json")
     profile = profile_corpus(corpus, samples=samples, top=top, seed=seed)
     rejects = summarize_rejects(corpus, stats)
     document = render_report(stats, manifest, profile, rejects, corpus_name=str(corpus))
