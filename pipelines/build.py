@@ -199,8 +199,9 @@ def class_table(ontology_path: str | None):
     return ontology, onto.resolve_classes(ontology)
 
 
-def build_pipeline(pipeline: beam.Pipeline, config: BuildConfig, staging: str) -> None:
-    ontology, table = class_table(config.ontology)
+def build_pipeline(pipeline: beam.Pipeline, config: BuildConfig, staging: str, classes=None) -> None:
+    """The build job; ``classes``: :func:`class_table` of ``config.ontology``, when already loaded."""
+    ontology, table = classes or class_table(config.ontology)
     progress = config.progress_interval
     pages, read_rejects = pipeline | "ReadPages" >> ReadPages(config.dumps, multistream_indexes(config), progress)
     parsed = pages | "ExtractArticles" >> ExtractArticles(
@@ -285,8 +286,9 @@ def sha256_of(path: str) -> str:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
-def input_record(path: str) -> dict:
-    return {"path": os.path.abspath(path), "bytes": os.path.getsize(path), "sha256": sha256_of(path)}
+def input_record(path: str, sha256: str = "") -> dict:
+    """Path, size and SHA-256 of an input file (``sha256``: already known, so not read again)."""
+    return {"path": os.path.abspath(path), "bytes": os.path.getsize(path), "sha256": sha256 or sha256_of(path)}
 
 
 def dump_record(path: str) -> dict:
@@ -475,6 +477,9 @@ def run_build(config: BuildConfig) -> dict:
         previous = finished_same_build(out, config)
         if previous is not None:
             raise AlreadyBuilt(previous)
+    # Loaded before the output is touched (a bad ontology file fails here), and once: the job
+    # gets it, and the manifest reuses the file's hash.
+    classes = class_table(config.ontology)
     prepare_output(out, config.overwrite)
     stale = out / "manifest.json"
     if stale.exists():
@@ -488,7 +493,9 @@ def run_build(config: BuildConfig) -> dict:
         (staging / name).mkdir(parents=True)
     options = PipelineOptions(list(config.beam_args))
     try:
-        run_pipeline(options, lambda pipeline: build_pipeline(pipeline, config, str(staging)), config.progress_interval)
+        run_pipeline(
+            options, lambda pipeline: build_pipeline(pipeline, config, str(staging), classes), config.progress_interval
+        )
         stats = finalize(staging, out, config)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -500,7 +507,7 @@ def run_build(config: BuildConfig) -> dict:
         "inputs": {
             "types": [input_record(p) for p in config.types],
             "entities": [input_record(p) for p in config.entities],
-            "ontology": input_record(config.ontology) if config.ontology else None,
+            "ontology": input_record(config.ontology, classes[0].sha256) if config.ontology else None,
             "infobox_mappings": os.path.abspath(config.infobox_mappings) if config.infobox_mappings else None,
         },
         "config": {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(config).items()},

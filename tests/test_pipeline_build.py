@@ -265,3 +265,30 @@ def test_articles_are_sent_only_the_targets_the_labeller_can_use(tmp_path):
         sent = targets | beam.Map(lambda kv: (kv[0], kv[1][0], kv[1][1].title,
                                               kv[1][1].entity.conll if kv[1][1].entity else None))
         assert_that(sent, equal_to([(article, "Budapest", "Budapest", "LOC"), (article, "Mercury", "Mercury", None)]))
+
+
+def test_a_build_reads_its_ontology_file_once_for_hashing(tmp_path, monkeypatch):
+    import hashlib
+
+    ontology = tmp_path / "tiny.ttl"
+    ontology.write_text(
+        "@prefix dbo: <http://dbpedia.org/ontology/> .\n@prefix owl: <http://www.w3.org/2002/07/owl#> .\n"
+        "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n"
+        "dbo:Place a owl:Class .\ndbo:City a owl:Class ; rdfs:subClassOf dbo:Place .\n"
+        "dbo:Person a owl:Class .\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("WIKISILVER_CACHE_DIR", str(tmp_path / "cache"))
+    hashed: list[str] = []
+    real = hashlib.file_digest
+
+    def counting(handle, digest):
+        hashed.append(Path(handle.name).name)
+        return real(handle, digest)
+
+    monkeypatch.setattr(hashlib, "file_digest", counting)
+    out = tmp_path / "corpus"
+    assert main(["build", "--demo", "--ontology", str(ontology), "--out", str(out)]) == 0
+    assert hashed.count("tiny.ttl") == 1
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["inputs"]["ontology"]["sha256"] == hashlib.sha256(ontology.read_bytes()).hexdigest()

@@ -22,7 +22,7 @@ import json
 import logging
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO
 
@@ -57,6 +57,7 @@ class Ontology:
     parents: Mapping[str, tuple[str, ...]]
     labels: Mapping[str, str] = field(default_factory=dict)  # English rdfs:label, when known
     source: str = ""  # file it was read from
+    sha256: str = ""  # of that file, when it was hashed (as the cache key): the manifest reuses it
 
     def __contains__(self, cls: str) -> bool:
         return cls == THING or cls in self.parents
@@ -128,13 +129,14 @@ def cache_dir() -> Path | None:
     return Path(base) / "wikisilver"
 
 
-def _cache_file(file: Path) -> Path | None:
+def _cache_file(file: Path) -> tuple[Path | None, str]:
+    """The cache entry of the file and the file's SHA-256 (``(None, "")`` with the cache off)."""
     directory = cache_dir()
     if directory is None:
-        return None
+        return None, ""
     with file.open("rb") as handle:
         digest = hashlib.file_digest(handle, "sha256").hexdigest()
-    return directory / f"ontology-v{_CACHE_VERSION}-{digest}.json"
+    return directory / f"ontology-v{_CACHE_VERSION}-{digest}.json", digest
 
 
 def _read_cached(cached: Path | None, path: str) -> Ontology | None:
@@ -176,14 +178,14 @@ def load_ontology(path: str) -> Ontology:
         raise InputError(path, "no such ontology file")
     fmt = _rdf_format(file)
     try:
-        cached = _cache_file(file)
+        cached, digest = _cache_file(file)
     except OSError as error:
         raise InputError(path, f"cannot read: {error.strerror or error}") from None
     ontology = _read_cached(cached, path)
     if ontology is None:
         ontology = _parse_ontology(file, fmt, path)
         _write_cached(cached, ontology)
-    return ontology
+    return replace(ontology, sha256=digest)
 
 
 def _parse_ontology(file: Path, fmt: str, path: str) -> Ontology:
