@@ -2,6 +2,7 @@
 
 import copy
 import pickle
+from dataclasses import dataclass, field
 
 from wikisilver.records import (
     Article,
@@ -12,6 +13,7 @@ from wikisilver.records import (
     Page,
     PageReject,
     TargetInfo,
+    compact_pickle,
 )
 
 
@@ -50,3 +52,24 @@ def test_pickled_records_carry_no_field_names():
         assert name not in data
     sentence = _records()[-1]
     assert b"conll_tags" not in pickle.dumps(sentence, pickle.HIGHEST_PROTOCOL)
+
+
+@compact_pickle
+@dataclass(frozen=True)
+class _OneField:
+    title: str
+
+
+@compact_pickle
+@dataclass(frozen=True)
+class _NoInitField:
+    seen: tuple = field(default=(), init=False)
+
+
+def test_compact_pickle_of_records_with_one_or_no_constructor_field():
+    # attrgetter of a single name returns the bare value: a one-field record must still be rebuilt
+    # from a 1-tuple ("Budapest" is not unpacked into eight arguments).
+    one = _OneField("Budapest")
+    assert pickle.loads(pickle.dumps(one)) == one
+    assert one.__reduce__() == (_OneField, ("Budapest",))
+    assert pickle.loads(pickle.dumps(_NoInitField())) == _NoInitField()

@@ -18,7 +18,13 @@ def compact_pickle(cls):
     sentence's spans then carry no repeated field names: a third faster to pickle and unpickle,
     and up to half the bytes for small records (docs/performance.md).
     """
-    values = attrgetter(*(f.name for f in fields(cls) if f.init))
+    names = tuple(f.name for f in fields(cls) if f.init)
+    if len(names) >= 2:
+        values = attrgetter(*names)  # the tuple of values, built in C
+    else:  # attrgetter of one name gives the bare value (not a 1-tuple), of none it raises
+
+        def values(record):
+            return tuple(getattr(record, name) for name in names)
 
     def __reduce__(self):
         return cls, values(self)
