@@ -490,8 +490,11 @@ def ratio(a: float, b: float) -> str:
     return f"{a / b:.1f}x" if b else "n/a"
 
 
-def ratios(found: dict[tuple[str, str], Measure], big: str | None, ceiling: float | None = None) -> list[str]:
+def ratios(found: dict[tuple[str, str], Measure], big: str | None, ceiling: float | None = None,
+           why_not: dict[str, str] | None = None) -> list[str]:
+    """The ratio lines; ``why_not``: stage -> why it has no measure ("not installed", "failed: …")."""
     lines = []
+    why_not = why_not or {}
     if ceiling:
         lines.append(f"machine's two-process ceiling (stage 2b alone vs two copies at once, fastest of each): {ceiling:.2f}x")
     build = found.get(("build, 1 worker", "1x"))
@@ -501,7 +504,7 @@ def ratios(found: dict[tuple[str, str], Measure], big: str | None, ceiling: floa
     for label, other in pairs:
         m = found.get((other, "1x"))
         if build is None or m is None:
-            lines.append(f"{label}: n/a ({other} not run{'; not installed' if other == 'wikiextractor' else ''})")
+            lines.append(f"{label}: n/a ({other} {why_not.get(other, 'not run')})")
             continue
         line = f"{label}: wall {ratio(build.wall_s, m.wall_s)}, CPU {ratio(build.cpu_s, m.cpu_s)}"
         if other == "build, 2 workers" and ceiling:
@@ -598,7 +601,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"input {name}: {path} ({os.path.getsize(path) / MB:.1f} MB compressed): "
               f"{size['articles']} articles, {size['wikitext_bytes'] / MB:.2f} MB wikitext", flush=True)
     has_we = wikiextractor_available()
+    why_not: dict[str, str] = {}
     if not has_we:
+        why_not["wikiextractor"] = "not installed"
         print("wikiextractor: not installed (pip install wikiextractor to compare); skipping stage 3")
     found: dict[tuple[str, str], Measure] = {}
     plan: list[tuple[str, object]] = [
@@ -629,6 +634,7 @@ def main(argv: list[str] | None = None) -> int:
                 if kind != "wikiextractor":
                     raise
                 print(f"wikiextractor failed, skipping it from now on: {error}")
+                why_not["wikiextractor"] = f"failed: {error}"[:300]
                 has_we = False
                 continue
             if kind == "ceiling":
@@ -652,7 +658,7 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(table(list(found.values())))
     print()
-    for line in ratios(found, big, ceiling):
+    for line in ratios(found, big, ceiling, why_not):
         print(line)
     if args.json:
         Path(args.json).write_text(json.dumps(
@@ -660,7 +666,7 @@ def main(argv: list[str] | None = None) -> int:
                                                          "articles_per_cpu_s": m.articles_per_cpu_s,
                                                          "mb_per_s": m.mb_per_s, "mb_per_cpu_s": m.mb_per_cpu_s}
                                            for m in found.values()],
-             "parallel_ceiling": ceiling, "parallel_ceiling_samples": ceilings, "ratios": ratios(found, big, ceiling)}, indent=2))
+             "parallel_ceiling": ceiling, "parallel_ceiling_samples": ceilings, "ratios": ratios(found, big, ceiling, why_not)}, indent=2))
     if not args.work:
         shutil.rmtree(work, ignore_errors=True)
     return 0
