@@ -199,9 +199,9 @@ def class_table(ontology_path: str | None):
     return ontology, onto.resolve_classes(ontology)
 
 
-def build_pipeline(pipeline: beam.Pipeline, config: BuildConfig, staging: str, classes=None) -> None:
-    """The build job; ``classes``: :func:`class_table` of ``config.ontology``, when already loaded."""
-    ontology, table = classes or class_table(config.ontology)
+def build_pipeline(pipeline: beam.Pipeline, config: BuildConfig, staging: str, classes) -> None:
+    """The build job; ``classes``: :func:`class_table` of ``config.ontology``, loaded by the caller."""
+    ontology, table = classes
     progress = config.progress_interval
     pages, read_rejects = pipeline | "ReadPages" >> ReadPages(config.dumps, multistream_indexes(config), progress)
     parsed = pages | "ExtractArticles" >> ExtractArticles(
