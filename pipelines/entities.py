@@ -16,15 +16,12 @@ import apache_beam as beam
 from apache_beam.options.pipeline_options import PipelineOptions
 
 from wikisilver.formats import write_json_atomic
-from wikisilver.pipelines.build import (
-    BuildConfig,
-    check_inputs,
-    class_table,
-    prepare_output,
-    run_pipeline,
-    sparql_config,
-)
-from wikisilver.pipelines.transforms import ExtractArticles, ReadPages, SparqlTypes, TypeEntities
+from wikisilver.config import BuildConfig, check_inputs, sparql_config
+from wikisilver.pipelines.evidence import SparqlTypes
+from wikisilver.pipelines.extract import ExtractArticles
+from wikisilver.pipelines.read import ReadPages
+from wikisilver.pipelines.runner import class_table, prepare_output, run_pipeline
+from wikisilver.pipelines.typing import TypeEntities
 
 
 class _WriteEntityPart(beam.DoFn):

@@ -200,7 +200,7 @@ def test_a_remote_job_is_followed_through_its_counters(caplog):
     import threading
     from types import SimpleNamespace
 
-    from wikisilver.pipelines.build import JobFollower
+    from wikisilver.pipelines.runner import JobFollower
 
     def counter(name, value):
         return SimpleNamespace(key=SimpleNamespace(metric=SimpleNamespace(name=name)), committed=value, attempted=value)
@@ -219,7 +219,7 @@ def test_a_remote_job_is_followed_through_its_counters(caplog):
         return {"counters": answer}
 
     result = SimpleNamespace(metrics=lambda: SimpleNamespace(query=query))
-    with caplog.at_level("INFO", logger="wikisilver.pipelines.build"):
+    with caplog.at_level("INFO", logger="wikisilver.pipelines.runner"):
         follower = JobFollower(result, interval=0.01)
         follower.start()
         assert done.wait(10)
@@ -238,8 +238,9 @@ def test_articles_are_sent_only_the_targets_the_labeller_can_use(tmp_path):
     import apache_beam as beam
     from apache_beam.testing.util import assert_that, equal_to
 
-    from wikisilver.pipelines.build import class_table
-    from wikisilver.pipelines.transforms import PageFlags, TypeEntities
+    from wikisilver.pipelines.runner import class_table
+    from wikisilver.pipelines.typing import TypeEntities
+    from wikisilver.records import PageFlags
 
     types = tmp_path / "types.ttl"
     types.write_text(

@@ -115,12 +115,9 @@ def build(
         demo_inputs,
         expand_entity_tables,
     )
-    from wikisilver.pipelines.build import (
-        AlreadyBuilt,
-        BuildConfig,
-        auto_shards,
-        run_build,
-    )
+    from wikisilver.config import BuildConfig, auto_shards
+    from wikisilver.pipelines.build import run_build
+    from wikisilver.pipelines.runner import AlreadyBuilt
 
     dumps, type_files = _paths(dump), _paths(types)
     if demo:

@@ -88,6 +88,16 @@ class Article:
 
 @compact_pickle
 @dataclass(frozen=True)
+class PageFlags:
+    """What the dump itself says about a title: it exists, it is a disambiguation page."""
+
+    title: str
+    is_disambiguation: bool = False
+    is_redirect: bool = False
+
+
+@compact_pickle
+@dataclass(frozen=True)
 class EntityType:
     """The entity type of one title (step 1): the most specific DBpedia class and its tags."""
 

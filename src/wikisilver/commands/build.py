@@ -107,7 +107,9 @@ def demo_inputs() -> tuple[str, str]:
 def run(args: argparse.Namespace) -> int:
     from wikisilver import dump as dumplib
     from wikisilver.errors import InputError
-    from wikisilver.pipelines.build import AlreadyBuilt, BuildConfig, run_build
+    from wikisilver.config import BuildConfig
+    from wikisilver.pipelines.build import run_build
+    from wikisilver.pipelines.runner import AlreadyBuilt
 
     dumps, types = list(args.dump), list(args.types)
     lang = args.lang
@@ -129,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
     if not out:
         date = dumplib.wiki_date_from_name(dumps[0]) or "latest"
         out = str(Path("output") / ("demo" if args.demo else f"{lang}wiki") / date)
-    from wikisilver.pipelines.build import auto_shards
+    from wikisilver.config import auto_shards
 
     shards = args.shards if args.shards is not None else auto_shards(tuple(dumps))
     config = BuildConfig(

@@ -26,7 +26,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wikisilver.pipelines.build import BuildConfig
+    from wikisilver.config import BuildConfig
     from wikisilver.pipelines.entities import run_entities
 
     check_language(args.lang)

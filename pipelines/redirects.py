@@ -1,0 +1,106 @@
+"""Step 3 inputs: each article's link targets, with redirect chains followed, keyed by target title."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import apache_beam as beam
+
+from wikisilver.records import Article
+
+OWN = "\x00own"  # marks the request for an article's own title
+
+
+def article_key(article: Article) -> tuple[int, str]:
+    """Join key of an article: page id and title (some dumps reuse page ids, e.g. test exports)."""
+    return (article.page_id, article.title)
+
+
+def _requests(article: Article) -> Iterator[tuple[str, tuple[tuple[int, str], bool]]]:
+    """(title, (article key, is the article's own title)) for its own title and each link target."""
+    key = article_key(article)
+    yield article.title, (key, True)
+    for target in sorted({link.target for link in article.links if link.target}):
+        yield target, (key, False)
+
+
+class _CollectRequests(beam.CombineFn):
+    """The requests for one title -> one tuple. As a combine, not a plain join input, so runners
+    lift it before the shuffle: a bundle sends each popular title once with all its requesters,
+    not once per link (about 150 distinct targets per article, most of them shared).
+
+    Beam's own ``ToListCombineFn`` would do, but it merges with ``sum(accumulators, [])``, which
+    copies the list once per accumulator: quadratic for a title linked from every bundle."""
+
+    def create_accumulator(self) -> list:
+        return []
+
+    def add_input(self, accumulator: list, request) -> list:
+        accumulator.append(request)
+        return accumulator
+
+    def merge_accumulators(self, accumulators) -> list:
+        merged = []
+        for accumulator in accumulators:
+            merged.extend(accumulator)
+        return merged
+
+    def extract_output(self, accumulator: list) -> tuple:
+        return tuple(accumulator)
+
+
+def _extend_chain(element) -> Iterator[tuple[str, tuple[str, str]]]:
+    """One hop along redirect chains: (source -> t) and (t -> u) give (source -> u)."""
+    key, groups = element
+    following = sorted(set(groups["next"]))
+    for source in groups["chain"]:
+        target = following[0] if following and following[0] != source else key
+        yield target, (source, target)
+
+
+def _follow_redirect(element) -> Iterator[tuple[str, tuple[str, tuple]]]:
+    """The requests for one title as written -> (resolved title, (title as written, requests)).
+
+    One element per title, not per request: the typing join then handles a popular target
+    once rather than once per link."""
+    key, groups = element
+    requests = tuple(request for batch in groups["request"] for request in batch)
+    if not requests:
+        return
+    targets = sorted(set(groups["redirect"]))
+    yield (targets[0] if targets else key), (key, requests)
+
+
+class ResolveRedirects(beam.PTransform):
+    """Articles + redirects -> (resolved title, (title as written, ((article key, own title?), …))).
+
+    The redirect table is resolved first (``hops`` rounds of a self-join, so chains of up to
+    ``hops + 1`` redirects end on their final target; loops and longer chains end on a redirect
+    title, which is not an entity, so such links are UNK); then each article's distinct targets
+    (and its own title) are joined once with it.
+    """
+
+    def __init__(self, hops: int = 3) -> None:
+        super().__init__()
+        self.hops = hops
+
+    def expand(self, inputs):
+        redirects = inputs["redirects"]
+        chains = redirects | "ChainStart" >> beam.Map(lambda st: (st[1], (st[0], st[1])))
+        for hop in range(self.hops):
+            chains = (
+                {"chain": chains | f"ChainSource{hop}" >> beam.Map(lambda kv: (kv[1][1], kv[1][0])), "next": redirects}
+                | f"ExtendChains{hop}" >> beam.CoGroupByKey()
+                | f"Extend{hop}" >> beam.FlatMap(_extend_chain)
+            )
+        resolved = chains | "ResolvedRedirects" >> beam.Map(lambda kv: (kv[1][0], kv[1][1]))
+        requests = (
+            inputs["articles"]
+            | "Requests" >> beam.FlatMap(_requests)
+            | "CollectRequests" >> beam.CombinePerKey(_CollectRequests())
+        )
+        return (
+            {"request": requests, "redirect": resolved}
+            | "JoinRedirects" >> beam.CoGroupByKey()
+            | "FollowRedirects" >> beam.FlatMap(_follow_redirect)
+        )

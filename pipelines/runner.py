@@ -1,0 +1,209 @@
+"""What both jobs share around their pipeline: the output directory, the run on any Beam runner
+with one line for a failure, progress of a remote job, and the manifest's records of the inputs."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import threading
+import time
+import uuid
+from collections.abc import Mapping
+from dataclasses import asdict
+from pathlib import Path
+
+import apache_beam as beam
+from apache_beam.options.pipeline_options import PipelineOptions
+
+from wikisilver import dump as dumplib
+from wikisilver.config import BuildConfig
+from wikisilver.errors import InputError, WikisilverError
+from wikisilver.pipelines.common import NAMESPACE
+
+log = logging.getLogger(__name__)
+
+def prepare_output(out: Path, overwrite: bool) -> None:
+    """Refuse to overwrite a finished corpus unless told to; make sure the directory is writable."""
+    if (out / "manifest.json").exists() and not overwrite:
+        raise InputError(str(out), "holds a finished corpus of other inputs or options (manifest.json); "
+                                   "pass --overwrite to replace it")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / f".write-test-{uuid.uuid4().hex}"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as error:
+        raise InputError(str(out), f"output directory is not writable ({error.strerror or error})") from None
+
+
+def class_table(ontology_path: str | None):
+    """The class hierarchy and its resolved class -> tag table (small: they travel with the code)."""
+    from wikisilver import ontology as onto
+
+    ontology = onto.load_ontology(ontology_path) if ontology_path else onto.load_builtin_ontology()
+    return ontology, onto.resolve_classes(ontology)
+
+
+def sha256_of(path: str) -> str:
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def input_record(path: str, sha256: str = "") -> dict:
+    """Path, size and SHA-256 of an input file (``sha256``: already known, so not read again)."""
+    return {"path": os.path.abspath(path), "bytes": os.path.getsize(path), "sha256": sha256 or sha256_of(path)}
+
+
+def dump_record(path: str) -> dict:
+    record = input_record(path)
+    try:
+        site = dumplib.read_siteinfo(path)
+        record.update(dbname=site.dbname, language=dumplib.dump_language(site), generator=site.generator)
+    except Exception as error:  # the manifest reports what it could not read
+        record["siteinfo_error"] = str(error)
+    record["dump_date"] = dumplib.wiki_date_from_name(path)
+    return record
+
+
+class PipelineFailed(WikisilverError):
+    """The Beam job failed: the one line that says why (the worker traceback is in the log)."""
+
+
+FOLLOWED_COUNTERS = ("pages_read", "articles_cleaned", "sentences_kept", "sentences_written", "pages_rejected")
+
+
+def log_job_progress(result, previous: Mapping[str, int], since: float) -> tuple[dict[str, int], float]:
+    """One look at a running job's counters: log them with their rates since the last look."""
+    from apache_beam.metrics.metric import MetricsFilter
+
+    found = result.metrics().query(MetricsFilter().with_namespace(NAMESPACE))["counters"]
+    now = time.monotonic()
+    values = {c.key.metric.name: int(c.committed or c.attempted or 0) for c in found}
+    parts = []
+    for name in FOLLOWED_COUNTERS:
+        if name in values:
+            rate = (values[name] - previous.get(name, 0)) / max(now - since, 1e-9)
+            parts.append(f"{name} {values[name]:,} ({rate:.1f}/s)")
+    if parts:
+        log.info("progress: %s", ", ".join(parts))
+    return values, now
+
+
+class JobFollower(threading.Thread):
+    """Logs a remote job's counters every ``interval`` seconds until stopped (Dataflow, Flink, Spark
+    through the job service). It only reads ``result.metrics()``: waiting for the job stays with the
+    caller's single ``wait_until_finish()``, so the runner's own streams are never read twice."""
+
+    def __init__(self, result, interval: float) -> None:
+        super().__init__(name="wikisilver-progress", daemon=True)
+        self.result = result
+        self.interval = interval
+        self.stopped = threading.Event()
+
+    def run(self) -> None:
+        previous: dict[str, int] = {}
+        since = time.monotonic()
+        while not self.stopped.wait(self.interval):
+            try:
+                previous, since = log_job_progress(self.result, previous, since)
+            except Exception as error:  # noqa: BLE001 - progress is best effort, never fails a run
+                log.debug("cannot read the job's counters: %s", error)
+
+    def stop(self) -> None:
+        self.stopped.set()
+        self.join(timeout=10)
+
+
+def run_pipeline(options: PipelineOptions, construct, progress_interval: float = 30.0) -> None:
+    """Construct and run a pipeline; a failure becomes one line naming the cause.
+
+    Runners wrap a worker's exception in their own (with its traceback as text); the message of the
+    innermost error is what the user needs, so that is what is raised.
+    """
+    from apache_beam.runners.runner import PipelineState
+
+    options = local_runner_without_downloads(options)
+    try:
+        pipeline = beam.Pipeline(options=options)
+        construct(pipeline)
+        result = pipeline.run()  # the local runner returns finished; a remote one, running
+        follower = None
+        # (not is_terminal(): Beam's job service reports a job STOPPED before it starts it)
+        finished = (PipelineState.DONE, PipelineState.FAILED, PipelineState.CANCELLED, PipelineState.DRAINED)
+        if progress_interval > 0 and result.state not in finished:
+            follower = JobFollower(result, progress_interval)
+            follower.start()
+        try:
+            state = result.wait_until_finish()
+        finally:
+            if follower is not None:
+                follower.stop()
+        if state is not None and state not in (PipelineState.DONE, PipelineState.UNKNOWN):
+            raise PipelineFailed(f"the pipeline ended in state {state}")
+    except WikisilverError:
+        raise
+    except Exception as error:  # noqa: BLE001 - every runner failure ends here, reported in one line
+        log.debug("pipeline failed", exc_info=True)
+        raise PipelineFailed(f"the pipeline failed: {_root_cause(error)}") from None
+
+
+def local_runner_without_downloads(options: PipelineOptions) -> PipelineOptions:
+    """Run the DirectRunner as its FnApiRunner engine.
+
+    Beam's DirectRunner first tries the Prism runner, which downloads a binary from GitHub at run
+    time (and, offline, fails and falls back to the FnApiRunner after a delay). wikisilver never
+    downloads at run time, so the default and ``--runner DirectRunner`` go straight to the
+    FnApiRunner, which honours ``--direct_running_mode`` and ``--direct_num_workers``. Every other
+    runner (Dataflow, Flink, Spark, Portable, Prism if asked for by name) is used as given.
+    """
+    from apache_beam.options.pipeline_options import StandardOptions
+
+    standard = options.view_as(StandardOptions)
+    if standard.runner in (None, "DirectRunner", "SwitchingDirectRunner"):
+        standard.runner = "FnApiRunner"
+    return options
+
+
+def _root_cause(error: BaseException) -> str:
+    text = str(error).strip()
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    for line in reversed(lines):
+        if "Error:" in line or "Exception:" in line:
+            return line[:500]
+    while error.__cause__ is not None or error.__context__ is not None:
+        error = error.__cause__ or error.__context__
+    return f"{type(error).__name__}: {str(error).strip().splitlines()[-1] if str(error).strip() else ''}"[:500]
+
+
+class AlreadyBuilt(Exception):
+    """--out holds a finished corpus of the same inputs and configuration: nothing to do."""
+
+    def __init__(self, stats: dict) -> None:
+        super().__init__("already built")
+        self.stats = stats
+
+
+def _comparable(config: BuildConfig) -> dict:
+    data = asdict(config)
+    for volatile in ("overwrite", "beam_args", "strict", "progress_interval"):
+        data.pop(volatile, None)
+    data["dumps"] = [[os.path.abspath(p), os.path.getsize(p)] for p in config.dumps]
+    for key in ("types", "entities", "page_sql", "redirect_sql", "page_props_sql", "langlinks_sql", "multistream_index"):
+        data[key] = [os.path.abspath(p) for p in data[key]]
+    data["out"] = os.path.abspath(config.out)
+    return json.loads(json.dumps(data))
+
+
+def finished_same_build(out: Path, config: BuildConfig) -> dict | None:
+    """The stats of a finished corpus in ``out`` built from the same inputs and options, if any."""
+    manifest_path, stats_path = out / "manifest.json", out / "stats.json"
+    if not (manifest_path.exists() and stats_path.exists()):
+        return None
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        same = manifest.get("comparable") == _comparable(config)
+        return json.loads(stats_path.read_text(encoding="utf-8")) if same else None
+    except (OSError, ValueError):
+        return None

@@ -1,0 +1,106 @@
+"""Step 5 of the method: the labelled sentences and the dead letters written as part files."""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import apache_beam as beam
+
+from wikisilver import formats
+from wikisilver.pipelines.common import counter, progress_log
+from wikisilver.records import PageReject
+
+def shard_of(page_id: int, shards: int) -> int:
+    """Stable shard of a page (crc32, not hash(): the same on every worker and every run)."""
+    return zlib.crc32(str(page_id).encode()) % shards
+
+
+def part_name(shard: int, shards: int) -> str:
+    return f"part-{shard:05d}-of-{shards:05d}"
+
+
+class _WritePart(beam.DoFn):
+    def __init__(self, staging: str, shards: int, progress_interval: float = 30.0) -> None:
+        self.staging = staging
+        self.shards = shards
+        self.progress_interval = progress_interval
+
+    def process(self, element) -> Iterator[int]:
+        shard, articles = element
+        ordered = sorted((s for sentences in articles for s in sentences), key=formats.sentence_sort_key)
+        name = part_name(shard, self.shards)
+        root = Path(self.staging)
+        written = formats.write_part(ordered, root / "tsv" / f"{name}.tsv", root / "parquet" / f"{name}.parquet")
+        counter("sentences_written").inc(written)
+        if self.progress_interval > 0:
+            progress_log.info("write: %s (%s sentences)", name, f"{written:,}")
+        yield written
+
+
+class WriteCorpus(beam.PTransform):
+    """Sentences (a tuple per article) -> tsv/part-*.tsv and parquet/part-*.parquet in staging.
+
+    Sentences are sharded by page id, so a part holds whole articles and the split is the same on
+    every runner; within a part they are sorted by (page id, sentence index).
+    """
+
+    def __init__(self, staging: str, shards: int, progress_interval: float = 30.0) -> None:
+        super().__init__()
+        self.staging = staging
+        self.shards = shards
+        self.progress_interval = progress_interval
+
+    def expand(self, articles):
+        shards = self.shards
+        return (
+            articles
+            | "KeyByShard" >> beam.Map(lambda sentences: (shard_of(sentences[0].page_id, shards), sentences))
+            | "GroupShard" >> beam.GroupByKey()
+            | "WritePart" >> beam.ParDo(_WritePart(self.staging, shards, self.progress_interval))
+        )
+
+
+class _WriteRejects(beam.DoFn):
+    def __init__(self, staging: str) -> None:
+        self.staging = staging
+
+    def process(self, element) -> Iterator[int]:
+        shard, rejects = element
+        rows = sorted(
+            (_reject_row(r) for r in rejects),
+            key=lambda row: (row["source"], row["offset"] or -1, row["page_id"] or -1, row["reason"]),
+        )
+        path = Path(self.staging) / "rejects" / f"part-{shard:05d}.jsonl"
+        with open(path, "w", encoding="utf-8") as handle:
+            for row in rows:
+                handle.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
+        yield len(rows)
+
+
+def _reject_row(reject: PageReject) -> dict:
+    return {
+        "source": reject.source, "reason": reject.reason, "detail": reject.detail,
+        "page_id": reject.page_id, "title": reject.title, "offset": reject.offset,
+        "snippet": reject.snippet,
+    }
+
+
+class WriteRejects(beam.PTransform):
+    """Dead letters -> rejects/part-*.jsonl with page id, title, reason, detail and a snippet."""
+
+    def __init__(self, staging: str, shards: int) -> None:
+        super().__init__()
+        self.staging = staging
+        self.shards = shards
+
+    def expand(self, rejects):
+        shards = self.shards
+        return (
+            rejects
+            | "KeyRejects" >> beam.Map(lambda r: (zlib.crc32(f"{r.source}:{r.page_id}:{r.offset}".encode()) % shards, r))
+            | "GroupRejects" >> beam.GroupByKey()
+            | "WriteRejectPart" >> beam.ParDo(_WriteRejects(self.staging))
+        )

@@ -1,0 +1,39 @@
+"""Step 5 of the method, its statistics: the stats.json object from the raw counts of a run."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from wikisilver.labels import rules_fired
+
+def make_stats(counts: Mapping[str, int]) -> dict:
+    """The stats.json object from the raw counts of the run (see docs/output.md)."""
+
+    def group(prefix: str) -> dict[str, int]:
+        return {k[len(prefix):]: int(v) for k, v in sorted(counts.items()) if k.startswith(prefix) and v}
+
+    tokens = int(counts.get("tokens_kept", 0))
+    entity_tokens = int(counts.get("entity_tokens", 0))
+    stats = {
+        "pages_read": int(counts.get("pages_read", 0)),
+        "pages_used": int(counts.get("pages_used", 0)),
+        "pages_skipped": group("pages_skipped."),
+        "pages_rejected": group("pages_rejected."),
+        "stream_errors": group("stream_errors."),
+        "sentences_total": int(counts.get("sentences_total", 0)),
+        "sentences_kept": int(counts.get("sentences_kept", 0)),
+        "sentences_dropped_unk": int(counts.get("sentences_dropped_unk", 0)),
+        "sentences_low_quality": int(counts.get("sentences_low_quality", 0)),
+        "sentences_dropped_low_quality": int(counts.get("sentences_dropped_low_quality", 0)),
+        "tokens_kept": tokens,
+        "entity_tokens": entity_tokens,
+        "entities_by_tag": group("entities_by_tag."),
+        "ne_density": round(entity_tokens / tokens, 6) if tokens else 0.0,
+        "titles_typed_by_source": group("titles_typed_by."),
+        "titles_by_tag": group("titles_by_tag."),
+        "typing_conflicts": group("typing_conflicts."),
+        "rules_fired": rules_fired(counts),
+    }
+    accounted = stats["pages_used"] + sum(stats["pages_skipped"].values()) + sum(stats["pages_rejected"].values())
+    stats["pages_accounted"] = accounted == stats["pages_read"]
+    return stats
