@@ -27,6 +27,7 @@ from apache_beam.options.pipeline_options import PipelineOptions
 
 from wikisilver import __version__
 from wikisilver.config import BuildConfig, check_inputs, multistream_indexes, sparql_config, title_filter_capacity, types_lang
+from wikisilver.dump import wiki_namespaces
 from wikisilver.formats import write_json_atomic
 from wikisilver.labels import LabelConfig
 from wikisilver.pipelines.evidence import SparqlTypes, SqlTables
@@ -58,7 +59,8 @@ def build_pipeline(pipeline: beam.Pipeline, config: BuildConfig, staging: str, c
     progress = config.progress_interval
     pages, read_rejects = pipeline | "ReadPages" >> ReadPages(config.dumps, multistream_indexes(config), progress)
     parsed = pages | "ExtractArticles" >> ExtractArticles(
-        config.lang, config.max_page_chars, config.page_timeout, config.infobox_mappings, progress
+        config.lang, config.max_page_chars, config.page_timeout, config.infobox_mappings, progress,
+        namespaces=wiki_namespaces(config.dumps),
     )
     evidence = dict(parsed)
     redirects = parsed["redirects"]

@@ -3,13 +3,14 @@ namespaces) and clean each article's wikitext into text with link spans."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 import apache_beam as beam
 
 from wikisilver import wikitext
 from wikisilver.pipelines.common import REJECTS, SKIPPED, Progress, counter
 from wikisilver.records import Article, Page, PageFlags, PageReject
+from wikisilver.sources import infobox_class, load_infobox_mappings
 from wikisilver.titles import normalize_title
 
 class _RoutePage(beam.DoFn):
@@ -42,14 +43,11 @@ class _RoutePage(beam.DoFn):
 
 
 class _CleanArticle(beam.DoFn):
-    """Wikitext -> clean text with link spans (mwparserfromhell), within a size and time budget."""
+    """Wikitext -> clean text with link spans, within a size and time budget; failures to rejects."""
 
-    def __init__(
-        self, lang: str, max_chars: int, max_seconds: float, infobox_dir: str | None, progress_interval: float = 30.0
-    ) -> None:
-        self.lang = lang
-        self.max_chars = max_chars
-        self.max_seconds = max_seconds
+    def __init__(self, lang: str, namespaces: Mapping[int, str], max_chars: int, max_seconds: float,
+                 infobox_dir: str | None, progress_interval: float = 30.0) -> None:
+        self.options = {"lang": lang, "namespaces": dict(namespaces), "max_chars": max_chars, "max_seconds": max_seconds}
         self.infobox_dir = infobox_dir
         self.infoboxes = None
         self.progress_interval = progress_interval
@@ -58,31 +56,20 @@ class _CleanArticle(beam.DoFn):
     def setup(self) -> None:
         self.progress = Progress("clean", "articles", self.progress_interval)
         if self.infobox_dir:
-            from wikisilver.sources import load_infobox_mappings
-
             self.infoboxes = load_infobox_mappings(self.infobox_dir)
 
     def process(self, page: Page) -> Iterator:
-        title = normalize_title(page.title)
         try:
-            clean = wikitext.clean_wikitext(
-                page.text, lang=self.lang, max_chars=self.max_chars, max_seconds=self.max_seconds
-            )
-        except wikitext.WikitextBudgetError as error:
-            counter("pages_rejected").inc()
-            yield beam.pvalue.TaggedOutput(REJECTS, _reject(page, "over_budget", str(error)))
-            return
+            clean = wikitext.clean_wikitext(page.text, **self.options)
         except Exception as error:  # a corrupt page never kills a run: dead-letter it
             counter("pages_rejected").inc()
-            yield beam.pvalue.TaggedOutput(REJECTS, _reject(page, "parse_error", f"{type(error).__name__}: {error}"))
+            yield beam.pvalue.TaggedOutput(REJECTS, _reject(page, error))
             return
-        if self.infoboxes:
-            from wikisilver.sources import infobox_class
-
-            cls = infobox_class(wikitext.template_names(page.text), self.infoboxes)
-            if cls:
-                counter("typed_by_infobox").inc()
-                yield beam.pvalue.TaggedOutput("infobox_types", (title, cls))
+        title = normalize_title(page.title)
+        cls = infobox_class(wikitext.template_names(page.text), self.infoboxes) if self.infoboxes else None
+        if cls:
+            counter("typed_by_infobox").inc()
+            yield beam.pvalue.TaggedOutput("infobox_types", (title, cls))
         if not clean.text.strip():
             counter("pages_skipped_empty").inc()
             yield beam.pvalue.TaggedOutput(SKIPPED, "empty_text")
@@ -92,7 +79,11 @@ class _CleanArticle(beam.DoFn):
         yield Article(page.page_id, title, clean.text, clean.links)
 
 
-def _reject(page: Page, reason: str, detail: str) -> PageReject:
+def _reject(page: Page, error: Exception) -> PageReject:
+    if isinstance(error, wikitext.WikitextBudgetError):
+        reason, detail = "over_budget", str(error)
+    else:
+        reason, detail = "parse_error", f"{type(error).__name__}: {error}"
     return PageReject(
         source=page.source, reason=reason, detail=detail[:500], page_id=page.page_id,
         title=page.title, offset=page.offset, snippet=page.text[:200],
@@ -100,10 +91,16 @@ def _reject(page: Page, reason: str, detail: str) -> PageReject:
 
 
 class ExtractArticles(beam.PTransform):
-    """Pages -> (articles, redirects, page flags, infobox types, skipped reasons, rejects)."""
+    """Pages -> (articles, redirects, page flags, infobox types, skipped reasons, rejects).
+
+    ``namespaces``: the wiki's namespace names from its dumps' ``<siteinfo>``
+    (:func:`wikisilver.dump.wiki_namespaces`, read once when the graph is built), so that the
+    cleaner drops the local File: and Category: links of any wiki.
+    """
 
     def __init__(
-        self, lang: str, max_chars: int, max_seconds: float, infobox_dir: str | None, progress_interval: float = 30.0
+        self, lang: str, max_chars: int, max_seconds: float, infobox_dir: str | None, progress_interval: float = 30.0,
+        namespaces: Mapping[int, str] | None = None,
     ) -> None:
         super().__init__()
         self.lang = lang
@@ -111,13 +108,16 @@ class ExtractArticles(beam.PTransform):
         self.max_seconds = max_seconds
         self.infobox_dir = infobox_dir
         self.progress_interval = progress_interval
+        self.namespaces = dict(namespaces or {})
 
     def expand(self, pages):
         routed = pages | "Route" >> beam.ParDo(_RoutePage(self.lang)).with_outputs(
             SKIPPED, "redirects", "flags", "page_titles", main="articles"
         )
         cleaned = routed.articles | "Clean" >> beam.ParDo(
-            _CleanArticle(self.lang, self.max_chars, self.max_seconds, self.infobox_dir, self.progress_interval)
+            _CleanArticle(
+                self.lang, self.namespaces, self.max_chars, self.max_seconds, self.infobox_dir, self.progress_interval
+            )
         ).with_outputs(REJECTS, SKIPPED, "infobox_types", main="articles")
         skipped = (routed[SKIPPED], cleaned[SKIPPED]) | "AllSkipped" >> beam.Flatten()
         return {

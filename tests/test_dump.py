@@ -91,25 +91,13 @@ def without_offset(records):
         ("mislabeled_xz.bz2", lzma.compress),
     ],
 )
-def test_open_dump_reads_every_compression(tmp_path, name, pack):
-    raw = SMALL_DUMP.encode()
-    path = write(tmp_path, name, pack(raw))
-    with dump.open_dump(path) as stream:
-        assert stream.read() == raw
+def test_pages_of_every_compression(tmp_path, name, pack):
+    path = write(tmp_path, name, pack(SMALL_DUMP.encode()))
     titles = [p.title for p in pages_of(path)]
     assert titles == ["Budapest", "Pest", "Kategória:Városok"]
 
 
-def test_open_dump_reads_concatenated_bz2_streams(tmp_path):
-    raw = SMALL_DUMP.encode()
-    path = write(tmp_path, "multi.xml.bz2", bz2.compress(raw[:500]) + bz2.compress(raw[500:]))
-    with dump.open_dump(path) as stream:
-        assert stream.read() == raw
-
-
 def test_missing_file_is_input_error(tmp_path):
-    with pytest.raises(InputError, match="no such file"):
-        dump.open_dump(str(tmp_path / "nowhere.xml.bz2"))
     with pytest.raises(InputError, match="no such file"):
         list(dump.iter_pages(str(tmp_path / "nowhere.xml.bz2")))
 
@@ -228,13 +216,25 @@ def test_dump_without_siteinfo_has_empty_siteinfo():
     assert dump.dump_language(site) is None
 
 
+def test_namespaces_of_several_dumps_of_one_wiki(tmp_path):
+    with_header = write(tmp_path, "part1.xml", SMALL_DUMP)
+    bare = write(tmp_path, "part2.xml", "<mediawiki>\n" + page_xml(5, "Szeged", "Város.") + "</mediawiki>\n")
+    broken = write(tmp_path, "part3.xml", SMALL_DUMP.replace("</namespaces>", "</namespace>"))
+    expected = {0: "", 6: "Fájl", 14: "Kategória"}
+    assert dump.wiki_namespaces([bare, broken, with_header]) == expected
+    assert dump.wiki_namespaces([bare]) == {}
+
+
 @pytest.mark.parametrize(
     "dbname,lang",
     [("enwiki", "en"), ("huwiki", "hu"), ("zh_yuewiki", "zh-yue"), ("be_x_oldwiki", "be-x-old"),
      ("dewiktionary", "de"), ("commonswiki", None), ("wikidatawiki", None), ("tmp-wp", None), (None, None)],
 )
-def test_language_from_dbname(dbname, lang):
-    assert dump.dump_language(dump.SiteInfo(dbname=dbname, lang=dump._lang_from_dbname(dbname))) == lang
+def test_language_from_dbname(tmp_path, dbname, lang):
+    header = HEADER_010.replace("<dbname>huwiki</dbname>", f"<dbname>{dbname}</dbname>" if dbname else "")
+    header = header.replace("<base>https://hu.wikipedia.org/wiki/Kezdőlap</base>", "")
+    path = write(tmp_path, "site.xml", header + page_xml(1, "Budapest", "x") + "</mediawiki>\n")
+    assert dump.dump_language(dump.read_siteinfo(path)) == lang
 
 
 @pytest.mark.parametrize(

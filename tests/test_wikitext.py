@@ -13,6 +13,8 @@ from conftest import ENWIKI_EXTRACT, shared_file
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from wikisilver import dump
+from wikisilver.records import Page
 from wikisilver.wikitext import (
     CleanText,
     WikitextBudgetError,
@@ -206,6 +208,21 @@ def test_siteinfo_namespaces_are_merged() -> None:
     result = clean("[[Fichier:X.jpg|cap]]A [[Wikipédia:Aide|aide]] [[Catégorie:Y]]B", namespaces=namespaces)
     assert result.text == "A aide B"
     assert result.links == ()
+
+
+MRWIKI = "wikidumps/mrwiki-truncated-100k.xml.xz"  # Marathi: no table in mappings/wikitext.toml
+
+
+def test_local_file_and_category_links_vanish_in_a_wiki_without_a_table() -> None:
+    path = str(shared_file(MRWIKI))
+    page = next(p for p in dump.iter_pages(path) if isinstance(p, Page) and p.title == "वसंत पंचमी")
+    assert "[[चित्र:Palas Red.JPG|thumb|200px|right|वसंत ऋतूत [[पळस|पळसाला]] आलेला बहर.]]" in page.text
+    assert "[[वर्ग:शेती]]" in page.text
+    result = clean(page.text, lang="mr", namespaces=dump.wiki_namespaces([path]))
+    assert result.text.startswith("वसंत पंचमी ही शिशिर ऋतूमध्ये येणारी माघ शुद्ध पंचमी होय.")
+    assert "thumb" not in result.text and "पळसाला" not in result.text and "वर्ग:" not in result.text
+    assert not any(link.target.startswith(("चित्र:", "वर्ग:")) or link.anchor == "पळसाला" for link in result.links)
+    assert len(result.links) > 20
 
 
 def test_link_anchor_with_markup() -> None:
@@ -415,102 +432,3 @@ def test_huwiki_berlin() -> None:
     assert not any(link.target.startswith(("Fájl:", "Kategória:")) for link in result.links)
     assert "Német település infobox" in template_names(wikitext)
     assert not is_disambiguation(wikitext, "hu")
-
-
-# --- plain-link chunks skip mwparserfromhell: same text and links ----------------------------
-
-LINK_FRAGMENTS = [
-    "[[Foo]]", "[[Foo|bar]]", "[[Foo (bar)|]]", "[[Foo|  ]]", "[[:Category:X|y]]", "[[Category:X]]",
-    "[[de:Anarchismus]]", "[[#History|history]]", "[[wikt:word]]", "[[ Foo  bar |baz  qux]]",
-    "[[File:x.jpg|thumb|a [[Paris]] caption]]", "mailto:", "Tel:", "hotel:", "s", "ing", "-ban",
-    "Note: ", "12:30", " / ", "//", "\n* ", "\n: ", "\n;", "\n----", "\n== H ==", "\u00a0",
-]
-
-
-def _both_ways(chunk: str, lang: str):
-    """(mwparserfromhell's way, the plain-link way) of building one chunk, or None when the chunk
-    is not one of plain links (then only mwparserfromhell's way is used)."""
-    import mwparserfromhell
-
-    from wikisilver import wikitext as wt
-
-    pieces = wt._simple_pieces(chunk)
-    if pieces is None:
-        return None
-    parsed, plain = wt._Builder(wt._lang_for(lang, None)), wt._Builder(wt._lang_for(lang, None))
-    parsed.nodes(mwparserfromhell.parse(chunk, skip_style_tags=True).nodes)
-    plain.pieces(pieces)
-    return ("".join(parsed.parts), parsed.links), ("".join(plain.parts), plain.links)
-
-
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.one_of(st.sampled_from(FRAGMENTS + LINK_FRAGMENTS), st.text(max_size=4)), max_size=30),
-       st.sampled_from(["en", "hu"]))
-def test_plain_link_chunks_build_as_mwparserfromhell_parses_them(parts: list[str], lang: str) -> None:
-    both = _both_ways("".join(parts), lang)
-    if both is not None:
-        assert both[0] == both[1]
-
-
-def test_plain_link_way_is_taken_for_most_real_chunks_and_agrees_on_each() -> None:
-    from wikisilver import wikitext as wt
-
-    taken = with_markup = 0
-    for _, ns, text in _pages(shared_file(ENWIKI_EXTRACT)):
-        if ns != 0 or text.lstrip().lower().startswith("#redirect"):
-            continue
-        for paragraph in wt._paragraphs(wt._prepass(text, None)):
-            for chunk in wt._chunks(paragraph):
-                if "[" in chunk or "<" in chunk or "&" in chunk:
-                    with_markup += 1
-                    both = _both_ways(chunk, "en")
-                    if both is not None:
-                        taken += 1
-                        assert both[0] == both[1], chunk
-    assert with_markup > 4_000 and taken > with_markup / 2
-    for chunk in ("a [[Foo|bar]] b: [[Baz]]s", "[[Foo (bar)|]] and [[ x  y ]]"):
-        assert _both_ways(chunk, "en") is not None
-    for chunk in ("see mailto:x [[Foo]]", "[[Foo]] &amp;", "x\n* [[Foo]]", "[[File:a|b [[c]]]]", "[http://x y] [[Foo]]"):
-        assert _both_ways(chunk, "en") is None
-
-
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.one_of(st.sampled_from(FRAGMENTS + ["__TOC__", "__X", "_", "----", " \t", "|-", "!x"]),
-                          st.text(max_size=3)), max_size=40))
-def test_line_markup_and_behaviour_switches_in_two_passes_strip_as_one_pattern(parts: list[str]) -> None:
-    import re
-
-    from wikisilver.wikitext import _LINE_MARKUP, _strip_line_markup
-
-    one = re.compile(_LINE_MARKUP.pattern + r"|__[A-Z]+__", re.MULTILINE)
-    text = "".join(parts)
-    assert _strip_line_markup(text) == one.sub("", text)
-
-
-@settings(max_examples=400, deadline=None)
-@given(st.text(alphabet=st.sampled_from(list("ab \n\t\u00a0\r\u2003.")), max_size=30))
-def test_space_runs_are_those_of_one_pattern_with_the_ends(text: str) -> None:
-    import re
-
-    from wikisilver.wikitext import _space_runs
-
-    one = re.compile(r"\A\s+|\s+\Z|\s{2,}|[^\S \n]")
-    assert list(_space_runs(text)) == [m.span() for m in one.finditer(text)]
-
-
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.one_of(st.sampled_from(FRAGMENTS + ["{", "{{{{", "{{x", "}}", " \t", "----", "\n;"]),
-                          st.text(max_size=3)), max_size=40))
-def test_literal_first_patterns_find_what_their_anchored_forms_find(parts: list[str]) -> None:
-    """Template names and line-start markup are found from a literal ("{{", "\\n") rather than by
-    a lookbehind or ``^`` tried at every character: the same matches."""
-    import re
-
-    from wikisilver.wikitext import _LATER_LINE_MARKUP, _LINE_START_MARKUP, _TEMPLATE_NAME
-
-    text = "".join(parts)
-    template = re.compile(r"(?<!\{)\{\{(?!\{)\s*([^{}|\n<\[\]]*?)\s*(?=[|}\n<])")
-    assert [m.span(1) for m in _TEMPLATE_NAME.finditer(text)] == [m.span(1) for m in template.finditer(text)]
-    line_start = re.compile(r"^[ \t]*(?:[*#:;=]|-{4})", re.MULTILINE)
-    found = bool(_LINE_START_MARKUP.match(text) or ("\n" in text and _LATER_LINE_MARKUP.search(text)))
-    assert found == bool(line_start.search(text))

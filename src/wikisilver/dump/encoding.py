@@ -1,0 +1,103 @@
+"""Step 2 input, second layer: the decompressed bytes of a dump as UTF-8, whatever it was saved in.
+
+Dumps are UTF-8 in practice, but copies re-saved on Windows turn up as UTF-16 with CRLF: the
+encoding comes from the BOM or the XML declaration (XML 1.0 appendix F), the stream is
+transcoded to UTF-8 before the pages are cut from it, and a stream that does not decode raises
+:class:`~wikisilver.errors.DumpError` (never garbage text).
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from collections.abc import Iterator
+
+from wikisilver.dump.streams import Break, raw_chunks
+from wikisilver.errors import DumpError
+
+_XML_DECL_ENCODING = re.compile(rb"^<\?xml[^>]*?\bencoding=[\"']([A-Za-z0-9._:\-]+)[\"']")
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
+
+def _detect_encoding(path: str, head: bytes) -> tuple[str, int]:
+    """(codec name, BOM length) of a stream, from its BOM or XML declaration."""
+    for bom, name in _BOMS:
+        if head.startswith(bom):
+            return name, len(bom)
+    if head.startswith(b"<\x00\x00\x00"):
+        return "utf-32-le", 0
+    if head.startswith(b"\x00\x00\x00<"):
+        return "utf-32-be", 0
+    if head.startswith(b"<\x00") and head[2:3] != b"\x00":
+        return "utf-16-le", 0
+    if head.startswith(b"\x00<"):
+        return "utf-16-be", 0
+    declared = _XML_DECL_ENCODING.match(head)
+    if not declared:
+        return "utf-8", 0
+    label = declared.group(1).decode("ascii")
+    try:
+        name = codecs.lookup(label).name
+    except LookupError:
+        raise DumpError(path, 0, None, f"unknown encoding {label!r} in the XML declaration") from None
+    if name in ("utf-16", "utf-32"):  # declared without BOM and without order: XML says big-endian
+        name += "-be"
+    return name, 0
+
+
+def text_chunks(path: str, start: int = 0, end: int | None = None) -> tuple[Iterator[bytes | Break], bool]:
+    """Decompressed chunks as UTF-8, and whether they were transcoded (offsets then are not bytes)."""
+    raw = raw_chunks(path, start, end)
+    head = b""
+    items: list[bytes | Break] = []
+    for item in raw:
+        items.append(item)
+        if isinstance(item, Break):
+            break
+        head += item
+        if len(head) >= 512:
+            break
+    encoding, bom = _detect_encoding(path, head[:512])
+    if encoding == "utf-8":  # a UTF-8 BOM stays in the header gap, where it is harmless
+        return _chain(items, raw), False
+    return _transcode(path, encoding, bom, _chain(items, raw)), True
+
+
+def _chain(first: list, rest: Iterator) -> Iterator:
+    yield from first
+    yield from rest
+
+
+def _transcode(path: str, encoding: str, bom: int, chunks: Iterator[bytes | Break]) -> Iterator[bytes | Break]:
+    decoder = codecs.getincrementaldecoder(encoding)("strict")
+    seen = 0
+    skip = bom
+    for item in chunks:
+        if isinstance(item, Break):
+            yield item
+            return
+        data = item[skip:] if skip else item
+        skip = max(0, skip - len(item))
+        try:
+            text = decoder.decode(data)
+        except UnicodeDecodeError as error:
+            raise DumpError(
+                path, None, None,
+                f"not valid {encoding.upper()} text near decompressed byte {seen + bom + error.start} "
+                f"(encoding taken from the BOM / XML declaration): {error.reason}",
+            ) from None
+        seen += len(data)
+        if text:
+            yield text.encode("utf-8", "surrogatepass")
+    try:
+        tail = decoder.decode(b"", final=True)
+    except UnicodeDecodeError as error:
+        raise DumpError(path, None, None, f"not valid {encoding.upper()} text at its end: {error.reason}") from None
+    if tail:
+        yield tail.encode("utf-8", "surrogatepass")

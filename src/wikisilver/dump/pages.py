@@ -1,0 +1,294 @@
+"""Step 2 input: the pages of a MediaWiki XML dump (``pages-articles``), streamed.
+
+A dump is one ``<mediawiki>`` document: a ``<siteinfo>`` header, then millions of ``<page>``
+elements. This module turns its decompressed UTF-8 bytes (:mod:`~wikisilver.dump.encoding`)
+into :class:`~wikisilver.records.Page` records with flat memory, and turns every piece it
+cannot read into a :class:`~wikisilver.records.PageReject` (the dead letter) instead of an
+exception, so one bad block never costs the whole run.
+
+How it reads: the bytes are cut at the literal ``<page>`` / ``</page>`` tags and each page is
+parsed on its own by the C XML parser. Cutting on the tags is safe because the dump writer
+escapes every ``<`` inside text as ``&lt;``, and it buys three things a single ``iterparse``
+over the whole file cannot give: the exact byte offset of every page, recovery after a
+malformed page (expat cannot resume after an error), and the ability to read a bare run of
+pages, which is what one stream of a multistream dump holds (:func:`iter_pages_in_range`).
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+
+from wikisilver.dump.encoding import text_chunks
+from wikisilver.dump.siteinfo import PAGE_OPEN, SiteInfo, local_tag, parse_header
+from wikisilver.dump.streams import Break
+from wikisilver.errors import DumpError, InputError
+from wikisilver.records import Page, PageReject
+
+# A page longer than this is not wikitext but a broken stream with no </page>; cut it off
+# rather than buffer the rest of the file.
+MAX_PAGE_BYTES = 256 << 20
+_SNIPPET = 200
+_NL = b"\n"
+_PAGE_CLOSE = b"</page>"
+_POSITION_SUFFIX = re.compile(r": line \d+, column \d+$")
+_TITLE_RAW = re.compile(rb"<title>([^<]*)</title>")
+_ID_RAW = re.compile(rb"<id>\s*(\d+)\s*</id>")
+
+
+def _snippet(data: bytes) -> str:
+    return data[:_SNIPPET * 2].decode("utf-8", "replace")[:_SNIPPET]
+
+
+def _raw_identity(data: bytes) -> tuple[int | None, str | None]:
+    """Page id and title of a page that does not parse, found by pattern (best effort)."""
+    title = _TITLE_RAW.search(data)
+    page_id = _ID_RAW.search(data)
+    return (
+        int(page_id.group(1)) if page_id else None,
+        html.unescape(title.group(1).decode("utf-8", "replace")) if title else None,
+    )
+
+
+class _PageParser:
+    """Page / PageReject from the bytes of one ``<page>…</page>``."""
+
+    def __init__(self, source: str, site: SiteInfo) -> None:
+        self.source = source
+        self.site = site
+
+    def parse(self, data: bytes, offset: int | None, line: int | None) -> Page | PageReject:
+        try:
+            root = ET.fromstring(data)
+        except ET.ParseError as error:
+            page_id, title = _raw_identity(data)
+            at_line, column = error.position
+            where = f"line {line + at_line - 1}, column {column}" if line is not None else f"page line {at_line}, column {column}"
+            message = _POSITION_SUFFIX.sub("", str(error))
+            return PageReject(
+                self.source, "xml_error", f"{self.source}: {where}: {message}",
+                page_id, title, offset, _snippet(data),
+            )
+        if root.tag != "page":  # a page that declares its own namespace: strip it everywhere
+            for element in root.iter():
+                element.tag = local_tag(element.tag)
+        title = root.findtext("title")
+        raw_id = root.findtext("id")
+        try:
+            page_id = int(raw_id)
+        except (TypeError, ValueError):
+            return PageReject(self.source, "xml_error", f"{self.source}: page without a numeric <id> ({raw_id!r})",
+                              None, title, offset, _snippet(data))
+        if title is None:
+            return PageReject(self.source, "xml_error", f"{self.source}: page {page_id} has no <title>",
+                              page_id, None, offset, _snippet(data))
+        raw_ns = root.findtext("ns")
+        try:
+            ns = int(raw_ns) if raw_ns is not None else self.site.namespace_of(title)
+        except ValueError:
+            ns = self.site.namespace_of(title)
+        redirect = root.find("redirect")
+        revisions = root.findall("revision")
+        revision = revisions[-1] if revisions else None  # oldest first in history dumps
+        revision_id = timestamp = None
+        text = ""
+        if revision is not None:
+            text = revision.findtext("text") or ""
+            timestamp = revision.findtext("timestamp")
+            raw_revision = revision.findtext("id")
+            revision_id = int(raw_revision) if raw_revision and raw_revision.strip().isdigit() else None
+        return Page(
+            page_id=page_id,
+            title=title,
+            ns=ns,
+            text=text,
+            redirect=redirect.get("title") if redirect is not None else None,
+            revision_id=revision_id,
+            timestamp=timestamp,
+            source=self.source,
+            offset=offset,
+        )
+
+
+def _split_pages(
+    source: str,
+    chunks: Iterator[bytes | Break],
+    *,
+    exact_offsets: bool,
+    expect_footer: bool | None,
+) -> Iterator[Page | PageReject]:
+    """Cut a decompressed UTF-8 stream at <page>…</page> and parse each piece.
+
+    ``expect_footer``: whether the stream must end in ``</mediawiki>``; None: only if it opens
+    with a ``<mediawiki>`` root (a whole dump does, a bare run of pages does not).
+    """
+    buf = b""
+    base = 0  # decompressed offset of buf[0]
+    line = 1
+    pos = 0  # everything before pos in buf is consumed
+    # Absolute offsets where the searches for the next <page> / </page> resume, so a long page
+    # arriving in many chunks is scanned once, not once per chunk.
+    open_from = close_from = 0
+    header = True  # before the first page: the gap holds <mediawiki> and <siteinfo>
+    parser = _PageParser(source, SiteInfo())
+    broken = False  # the last thing read was a Break: its reject already says the rest is lost
+
+    def at(index: int) -> int | None:
+        return base + index if exact_offsets else None
+
+    counted = 0  # line numbers are counted incrementally: line is the line of buf[counted]
+
+    def line_of(index: int) -> int:
+        nonlocal counted, line
+        if index >= counted:
+            line += buf.count(_NL, counted, index)
+            counted = index
+            return line
+        return line - buf.count(_NL, index, counted)
+
+    for item in chunks:
+        if isinstance(item, Break):
+            # The complete pages in buf were yielded already; the partial one is lost with the block.
+            start = buf.find(PAGE_OPEN, pos)
+            partial = buf[start:] if start >= 0 else b""
+            page_id, title = _raw_identity(partial) if partial else (None, None)
+            yield PageReject(source, item.reason, item.detail, page_id, title, item.offset, _snippet(partial))
+            if item.reason == "truncated":
+                return
+            # After a skipped block, decompressed offsets are unknown and the next stream starts
+            # with a bare <page>: read on from there without expecting anything else.
+            line_of(len(buf))
+            base += len(buf)
+            buf, pos, counted, open_from, close_from = b"", 0, 0, base, base
+            exact_offsets = False
+            broken = True
+            continue
+        broken = False
+        if pos:  # drop the consumed prefix, counting its lines for error messages
+            line_of(pos)
+            counted -= pos
+            base += pos
+            buf = buf[pos:]
+            pos = 0
+        buf = buf + item if buf else item
+        while True:
+            start = buf.find(PAGE_OPEN, max(pos, open_from - base))
+            if start < 0:
+                open_from = base + max(pos, len(buf) - len(PAGE_OPEN) + 1)
+                if len(buf) - pos > MAX_PAGE_BYTES:
+                    yield PageReject(source, "xml_error", f"{source}: line {line_of(pos)}: "
+                                     f"over {MAX_PAGE_BYTES} bytes outside any <page>", None, None, at(pos),
+                                     _snippet(buf[pos:]))
+                    pos = len(buf)
+                break
+            if header:
+                head = buf[pos:start]
+                parser.site = _safe_header(source, head)
+                if expect_footer is None:
+                    expect_footer = b"<mediawiki" in head
+                header = False
+            elif buf[pos:start].strip():
+                gap = buf[pos:start]
+                page_id, title = _raw_identity(gap)
+                yield PageReject(source, "xml_error", f"{source}: line {line_of(pos)}: text outside any <page>",
+                                 page_id, title, at(pos), _snippet(gap.strip()))
+            pos = start
+            end = buf.find(_PAGE_CLOSE, max(start, close_from - base))
+            if end < 0:
+                close_from = base + max(start, len(buf) - len(_PAGE_CLOSE) + 1)
+                if len(buf) - start > MAX_PAGE_BYTES:
+                    page_id, title = _raw_identity(buf[start : start + 4096])
+                    yield PageReject(source, "xml_error", f"{source}: line {line_of(start)}: <page> longer than "
+                                     f"{MAX_PAGE_BYTES} bytes without </page>", page_id, title, at(start),
+                                     _snippet(buf[start:]))
+                    pos = open_from = len(buf)  # resynchronize at the next <page>
+                    open_from += base
+                break
+            nested = buf.find(PAGE_OPEN, start + len(PAGE_OPEN), end)
+            if nested >= 0:  # a page lost its </page>: reject it, read on from the next one
+                page_id, title = _raw_identity(buf[start:nested])
+                yield PageReject(source, "xml_error", f"{source}: line {line_of(start)}: <page> not closed "
+                                 "before the next <page>", page_id, title, at(start), _snippet(buf[start:nested]))
+                pos = nested
+                continue
+            stop = end + len(_PAGE_CLOSE)
+            yield parser.parse(buf[start:stop], at(start), line_of(start))
+            pos = stop
+    rest = buf[pos:]
+    if broken:
+        return
+    if header:
+        if expect_footer and rest.strip():  # a range that should hold pages holds none
+            yield PageReject(source, "truncated", f"{source}: no <page> in the input", None, None, at(pos),
+                             _snippet(rest))
+        elif expect_footer is None and b"<mediawiki" in rest and b"</mediawiki>" not in rest:
+            yield PageReject(source, "truncated", f"{source}: input ends inside the header, before any page",
+                             None, None, at(pos), _snippet(rest))
+        return
+    start = rest.find(PAGE_OPEN)
+    if start >= 0:
+        partial = rest[start:]
+        page_id, title = _raw_identity(partial)
+        yield PageReject(
+            source, "truncated",
+            f"{source}: input ends inside a <page> (from line {line_of(pos + start)}, no </page>): the dump is cut short",
+            page_id, title, at(pos + start), _snippet(partial),
+        )
+        return
+    footer = rest.find(b"</mediawiki>")
+    if expect_footer and footer < 0:
+        yield PageReject(
+            source, "truncated",
+            f"{source}: input ends without </mediawiki> after the last complete page: the dump is cut short",
+            None, None, at(len(buf)), _snippet(rest.strip()),
+        )
+    elif rest[:footer if footer >= 0 else len(rest)].strip() or (footer >= 0 and rest[footer + 12:].strip()):
+        yield PageReject(source, "xml_error", f"{source}: line {line_of(pos)}: text outside any <page>",
+                         None, None, at(pos), _snippet(rest.strip()))
+
+
+def _safe_header(source: str, head: bytes) -> SiteInfo:
+    try:
+        return parse_header(source, head)
+    except DumpError:
+        return SiteInfo()  # a broken header must not stop the pages; read_siteinfo reports it
+
+
+def iter_pages(path: str) -> Iterator[Page | PageReject]:
+    """Every page of a dump, in order, then a PageReject for each piece that could not be read.
+
+    Streaming with flat memory. ``Page.offset`` is the byte offset of ``<page>`` in the
+    decompressed stream (None for transcoded UTF-16 dumps and after a skipped corrupt block).
+    """
+    path = os.fspath(path)
+    chunks, transcoded = text_chunks(path)
+    try:
+        yield from _split_pages(path, chunks, exact_offsets=not transcoded, expect_footer=None)
+    finally:
+        chunks.close()
+
+
+def iter_pages_in_range(path: str, start: int, end: int | None) -> Iterator[Page | PageReject]:
+    """The pages of compressed bytes [start, end) of a multistream dump (stream boundaries).
+
+    Only the first range (start 0) sees the ``<siteinfo>``; pages of the others have
+    ``offset=None``, because their position in the decompressed stream is not known without
+    decompressing everything before them.
+    """
+    path = os.fspath(path)
+    if start == 0 and end is None:
+        yield from iter_pages(path)
+        return
+    if start < 0 or (end is not None and end < start):
+        raise InputError(path, f"bad byte range [{start}, {end})")
+    chunks, transcoded = text_chunks(path, start, end)
+    try:
+        yield from _split_pages(
+            path, chunks, exact_offsets=start == 0 and not transcoded,
+            expect_footer=end is None,
+        )
+    finally:
+        chunks.close()

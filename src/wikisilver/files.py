@@ -1,0 +1,90 @@
+"""Opening input files whatever their compression: dumps, indexes, type files, SQL tables.
+
+Every input of the method (step 1's type files and SQL tables, step 2's dumps and their
+multistream indexes) comes plain or compressed with bz2 (a multistream dump is many bz2
+streams one after another), xz or gzip. The compression is read from the file's first bytes,
+never from its name: dumps get renamed, and a ``.bz2`` saved as ``.xml`` is still bz2.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import lzma
+import os
+import zlib
+from typing import BinaryIO, TextIO
+
+from wikisilver.errors import InputError
+
+# The magic bytes that open a file of each compression.
+_MAGIC = ((b"BZh", "bz2"), (b"\xfd7zXZ\x00", "xz"), (b"\x1f\x8b", "gz"))
+_OPENERS = {"bz2": bz2.BZ2File, "xz": lzma.LZMAFile, "gz": gzip.GzipFile}
+# What the decompressors raise on corrupt or cut-short data.
+_CORRUPT = (OSError, EOFError, lzma.LZMAError, zlib.error)
+
+
+def compression_of(path: str | os.PathLike) -> str:
+    """``"bz2"``, ``"xz"``, ``"gz"`` or ``"plain"``, from the file's magic bytes.
+
+    Raises :class:`InputError` naming the path for a missing file, a directory or a file
+    that cannot be opened.
+    """
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(8)
+    except FileNotFoundError:
+        raise InputError(path, "no such file") from None
+    except IsADirectoryError:
+        raise InputError(path, "is a directory, not a file") from None
+    except OSError as error:
+        raise InputError(path, f"cannot open: {error.strerror or error}") from None
+    for magic, kind in _MAGIC:
+        if head.startswith(magic):
+            return kind
+    return "plain"
+
+
+class _Decompressed(io.RawIOBase):
+    """The decompressed bytes of a file; corrupt data becomes an InputError naming the file."""
+
+    def __init__(self, path: str, kind: str) -> None:
+        self._path = path
+        self._kind = kind
+        self._inner = _OPENERS[kind](path, "rb")
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, target) -> int:
+        try:
+            return self._inner.readinto(target)
+        except _CORRUPT as error:
+            raise InputError(self._path, f"unreadable or truncated {self._kind} data ({error})") from None
+
+    def close(self) -> None:
+        self._inner.close()
+        super().close()
+
+
+def open_binary(path: str | os.PathLike) -> BinaryIO:
+    """The bytes of a plain, bz2 (multistream too), xz or gzip file, decompressed.
+
+    The compression comes from the magic bytes, not the extension. A file that cannot be
+    opened, or compressed data that does not decompress, raises :class:`InputError`.
+    """
+    path = os.fspath(path)
+    kind = compression_of(path)
+    if kind == "plain":
+        try:
+            return open(path, "rb")
+        except OSError as error:
+            raise InputError(path, f"cannot open: {error.strerror or error}") from None
+    return io.BufferedReader(_Decompressed(path, kind), buffer_size=1 << 20)
+
+
+def open_text(path: str | os.PathLike, encoding: str = "utf-8", errors: str = "strict") -> TextIO:
+    """The text of a plain or compressed file (see :func:`open_binary`), universal newlines."""
+    return io.TextIOWrapper(open_binary(path), encoding=encoding, errors=errors, newline=None)

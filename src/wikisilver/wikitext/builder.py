@@ -1,0 +1,182 @@
+"""Step 2's parse: the prose left by the pre-passes, as text and the spans of its link anchors.
+
+mwparserfromhell's nodes of one piece of prose are rendered as MediaWiki renders them, keeping
+only running text: ``[[Target|anchor]]`` becomes ``anchor`` (with its link trail, ``[[bus]]es``)
+and a link to ``normalize_title(Target)``; files, categories and interlanguage links vanish
+with their captions; links to other namespaces and interwiki links keep their text, unlinked.
+"""
+
+from __future__ import annotations
+
+import re
+
+import mwparserfromhell
+from mwparserfromhell.nodes import (
+    Argument,
+    Comment,
+    ExternalLink,
+    Heading,
+    HTMLEntity,
+    Tag,
+    Template,
+    Text,
+    Wikilink,
+)
+
+from wikisilver.titles import normalize_title
+from wikisilver.wikitext.language import Language, name_key
+from wikisilver.wikitext.markup import DROPPED_TAGS
+
+_LEFTOVER = re.compile(r"\[\[|\]\]|\{\{|\}\}|\{\||\|\}|\[(?=https?:|//)")
+_SPACE_RUN = re.compile(r"\s+")
+_URL = re.compile(r"(?:https?:|ftp:)?//\S+")
+_PIPE_TRICK = re.compile(r"\s*\([^()]*\)\s*$")
+# HTML tags whose content is not running text.
+_DROP_CONTENT_TAGS = frozenset(DROPPED_TAGS) | {"s", "del", "strike"}
+_BREAK_TAGS = frozenset({"br", "hr", "p", "li", "dd", "dt", "div", "tr", "blockquote"})
+
+
+class Builder:
+    """Collects the text of one page and the [start, end) spans of link anchors in it."""
+
+    def __init__(self, lang: Language) -> None:
+        self.lang = lang
+        self.parts: list[str] = []
+        self.length = 0
+        self.links: list[tuple[int, int, str]] = []
+
+    def add(self, text: str) -> None:
+        """Add plain text."""
+        if text:
+            self.parts.append(text)
+            self.length += len(text)
+
+    def add_link(self, anchor: str, target: str) -> None:
+        """Add a link's anchor; its span (without the spaces around it) links to ``target``."""
+        anchor = _SPACE_RUN.sub(" ", anchor)
+        stripped = anchor.strip()
+        if not stripped:
+            self.add(anchor)
+            return
+        lead = anchor[: len(anchor) - len(anchor.lstrip())]
+        self.add(lead)
+        start = self.length
+        self.add(stripped)
+        if target:
+            self.links.append((start, self.length, target))
+        self.add(anchor[len(lead) + len(stripped):])
+
+    def _trail(self, following: str) -> tuple[str, str]:
+        """The link trail that starts the text after a link ("[[dog]]s": "s"), and the rest."""
+        match = self.lang.link_trail.match(following) if self.lang.link_trail else None
+        return (match.group(), following[match.end():]) if match else ("", following)
+
+    def prose(self, chunk: str) -> None:
+        """Add one piece of prose (wikitext after the pre-passes), parsed by mwparserfromhell."""
+        self.nodes(mwparserfromhell.parse(chunk, skip_style_tags=True).nodes)
+
+    def nodes(self, nodes: list, in_link: bool = False) -> None:
+        """Add mwparserfromhell's nodes as they render (``in_link``: inside a link's anchor)."""
+        index = 0
+        count = len(nodes)
+        while index < count:
+            node = nodes[index]
+            index += 1
+            if isinstance(node, Text):
+                self.add(_plain_text(node.value))
+            elif isinstance(node, Wikilink):
+                trail = ""
+                if index < count and isinstance(nodes[index], Text):
+                    trail, rest = self._trail(nodes[index].value)
+                    if trail:
+                        nodes[index] = Text(rest)
+                self.wikilink(node, trail, in_link)
+            elif isinstance(node, HTMLEntity):
+                self.add(_entity(node))
+            elif isinstance(node, Tag):
+                self.tag(node, in_link)
+            elif isinstance(node, ExternalLink):
+                if node.brackets and node.title is not None:
+                    self.nodes(node.title.nodes, True)
+            elif isinstance(node, (Template, Argument, Comment, Heading)):
+                continue
+
+    def tag(self, node: Tag, in_link: bool) -> None:
+        name = str(node.tag).strip().lower()
+        if name in _DROP_CONTENT_TAGS:
+            return
+        if name in _BREAK_TAGS:
+            self.add("\n")
+        if node.contents is not None and not node.self_closing:
+            self.nodes(node.contents.nodes, in_link)
+            if name in _BREAK_TAGS:
+                self.add("\n")
+
+    def wikilink(self, node: Wikilink, trail: str, in_link: bool) -> None:
+        """One wikilink and the link trail after it (``in_link``: inside another link's anchor)."""
+        title = _plain(node.title).strip()
+        colon = title.startswith(":")
+        if colon:
+            title = title[1:].lstrip()
+        prefix, has_prefix, rest = title.partition(":")
+        linkable = True
+        if has_prefix:
+            key = name_key(prefix)
+            if key in self.lang.drop_prefixes:
+                if not colon:
+                    return  # a file or category: its caption is not running text
+                linkable = False
+            elif key in self.lang.other_prefixes:
+                linkable = False
+            elif self.lang.interlanguage.fullmatch(prefix.strip()):
+                if not colon:
+                    return  # an interlanguage link renders nothing in the text
+                linkable = False
+        if title.startswith("#"):
+            linkable = False
+        if in_link:
+            linkable = False
+        target = normalize_title(title) if linkable else ""
+        if node.text is None:
+            anchor = title[1:] if title.startswith("#") else title
+        elif not (node.text.nodes and str(node.text).strip()):
+            anchor = _pipe_trick(title)  # [[Foo (bar)|]] renders "Foo"
+        else:  # the anchor may have markup of its own (entities, tags): render it, then link the result
+            inner = Builder(self.lang)
+            inner.nodes(node.text.nodes, True)
+            anchor = "".join(inner.parts)
+        self.add_link(anchor + trail, target)
+
+
+def _plain_text(value: str) -> str:
+    """Text as it renders: brackets and braces of broken markup and bare URLs removed."""
+    return _URL.sub("", _LEFTOVER.sub("", value))
+
+
+def _entity(node: HTMLEntity) -> str:
+    try:
+        value = node.normalize()
+    except (ValueError, OverflowError):
+        return ""
+    return " " if value == "\u00a0" else value
+
+
+def _plain(code: mwparserfromhell.wikicode.Wikicode) -> str:
+    """Text of a link title: entities decoded, nested markup removed."""
+    out = []
+    for node in code.nodes:
+        if isinstance(node, Text):
+            out.append(node.value)
+        elif isinstance(node, HTMLEntity):
+            out.append(_entity(node))
+        elif isinstance(node, Tag) and node.contents is not None:
+            out.append(_plain(node.contents))
+    return "".join(out)
+
+
+def _pipe_trick(title: str) -> str:
+    _, has_prefix, rest = title.partition(":")
+    if has_prefix:
+        title = rest
+    title = _PIPE_TRICK.sub("", title)
+    return title.split(",", 1)[0]

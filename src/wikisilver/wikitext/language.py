@@ -1,0 +1,78 @@
+"""Step 2's language data: which link prefixes are files, categories, other namespaces or
+other languages, which templates and categories mark a disambiguation page, the redirect magic
+words and the letters of a link trail.
+
+It comes from ``mappings/wikitext.toml`` (a ``[default]`` table every language gets, plus one
+per language) and from the namespaces of the dump's ``<siteinfo>``, which give every wiki its
+local names for files and categories, with or without a table of its own.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from wikisilver.resources import load_toml
+
+# Siteinfo namespace keys whose links vanish with their text: Media, File, Category.
+_DROP_NAMESPACE_KEYS = frozenset({-2, 6, 14})
+
+
+@dataclass(frozen=True)
+class Language:
+    """What the cleaner and the page checks know of one wiki's language."""
+
+    drop_prefixes: frozenset[str]  # lower-cased, "_" -> " "
+    other_prefixes: frozenset[str]
+    disambiguation_templates: frozenset[str]  # template keys (see page.template_key), lower-cased
+    disambiguation_categories: frozenset[str]  # lower-cased
+    redirect: re.Pattern[str]
+    link_trail: re.Pattern[str] | None
+    interlanguage: re.Pattern[str]
+
+
+def name_key(name: str) -> str:
+    """A namespace, template or category name as compared: "_" = " ", one space, lower case."""
+    return " ".join(name.replace("_", " ").split()).lower()
+
+
+# Cached: every page of a wiki asks for the same data.
+@functools.lru_cache(maxsize=64)
+def _lang_data(lang: str, namespaces: tuple[tuple[int, str], ...] = ()) -> Language:
+    table = load_toml("wikitext.toml")
+    default = table["default"]
+    own = table.get(lang, {})
+
+    def merged(name: str) -> list:
+        return list(default.get(name, [])) + list(own.get(name, []))
+
+    drop = {name_key(n) for n in merged("drop_namespaces")}
+    other = {name_key(n) for n in merged("other_namespaces")}
+    for key, name in namespaces:
+        if name:
+            (drop if key in _DROP_NAMESPACE_KEYS else other).add(name_key(name))
+    other -= drop
+    words = sorted({w for w in merged("redirect")}, key=len, reverse=True)
+    redirect = re.compile(
+        r"\s*(?:" + "|".join(re.escape(w) for w in words) + r")\s*:?\s*\[\[([^\]\|\n]*)",
+        re.IGNORECASE,
+    )
+    trail_class = own.get("link_trail", default.get("link_trail", "a-z"))
+    link_trail = re.compile(f"[{trail_class}]+") if trail_class else None
+    return Language(
+        drop_prefixes=frozenset(drop),
+        other_prefixes=frozenset(other),
+        disambiguation_templates=frozenset(name_key(n) for n in merged("disambiguation_templates")),
+        disambiguation_categories=frozenset(name_key(n) for n in merged("disambiguation_categories")),
+        redirect=redirect,
+        link_trail=link_trail,
+        interlanguage=re.compile(default["interlanguage"]),
+    )
+
+
+def language_data(lang: str, namespaces: Mapping[int, str] | None = None) -> Language:
+    """The language data of ``lang``, with the local namespace names of the wiki's siteinfo."""
+    frozen = tuple(sorted((int(k), str(v)) for k, v in namespaces.items())) if namespaces else ()
+    return _lang_data(lang, frozen)

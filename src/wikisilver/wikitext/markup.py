@@ -1,0 +1,221 @@
+"""Step 2's pre-passes: remove from an article's wikitext what is dropped anyway, before the
+(slow) parser sees it.
+
+Cheap linear scanners remove comments, extension tags with their content (references,
+galleries, math, …), templates (matching brace runs the way MediaWiki's preprocessor does),
+tables (by line-level ``{|``/``|}`` nesting), headings, list markers and bold/italic quotes;
+``<nowiki>`` content is escaped so that it stays text. What is left is prose with links and
+inline HTML, which :mod:`~wikisilver.wikitext.clean` parses paragraph by paragraph.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+# A page nesting templates deeper than this is generated markup, not an article.
+_MAX_TEMPLATE_DEPTH = 100
+
+
+class WikitextBudgetError(Exception):
+    """A page over the size or time budget of the cleaner (the pipeline rejects it)."""
+
+
+def _strip_comments(text: str) -> str:
+    if "<!--" not in text:
+        return text
+    out: list[str] = []
+    pos = 0
+    while True:
+        start = text.find("<!--", pos)
+        if start < 0:
+            out.append(text[pos:])
+            break
+        out.append(text[pos:start])
+        end = text.find("-->", start + 4)
+        if end < 0:  # MediaWiki: an unclosed comment runs to the end of the page
+            break
+        pos = end + 3
+    return "".join(out)
+
+
+# Characters that would be markup if nowiki content reached the parser: turned into numeric
+# entities, which the parser hands back as plain characters.
+_NOWIKI_ESCAPE = {ord(c): f"&#{ord(c)};" for c in "&<>[]{}|'=*#:;~_-!"}
+_NOWIKI = re.compile(r"<nowiki\s*>(.*?)</nowiki\s*>|<nowiki\s*/>", re.IGNORECASE | re.DOTALL)
+
+
+def _escape_nowiki(text: str) -> str:
+    if "nowiki" not in text.lower():
+        return text
+    return _NOWIKI.sub(lambda m: (m.group(1) or "").translate(_NOWIKI_ESCAPE), text)
+
+
+# Extension and HTML tags whose whole content is dropped.
+DROPPED_TAGS = (
+    "ref", "references", "gallery", "math", "chem", "ce", "code", "pre", "source",
+    "syntaxhighlight", "timeline", "score", "hiero", "imagemap", "templatedata", "graph",
+    "mapframe", "maplink", "inputbox", "categorytree", "charinsert", "section",
+    "templatestyles", "indicator", "table",
+)
+_OPEN_TAG = re.compile(
+    r"<(" + "|".join(DROPPED_TAGS) + r")(?=[\s/>])[^<>]*?(/?)>", re.IGNORECASE
+)
+_CLOSE_TAGS = {name: re.compile(rf"</{name}\s*>", re.IGNORECASE) for name in DROPPED_TAGS}
+_STRAY_CLOSE = re.compile(r"</(?:" + "|".join(DROPPED_TAGS) + r")\s*>", re.IGNORECASE)
+
+
+def _strip_tags(text: str) -> str:
+    if "<" not in text:
+        return text
+    out: list[str] = []
+    pos = 0
+    unclosed: set[str] = set()  # tag names with no closing tag after some point: never search again
+    for match in _OPEN_TAG.finditer(text):
+        if match.start() < pos:
+            continue
+        out.append(text[pos:match.start()])
+        name = match.group(1).lower()
+        if match.group(2) or name in unclosed:
+            pos = match.end()
+            continue
+        close = _CLOSE_TAGS[name].search(text, match.end())
+        if close is None:
+            unclosed.add(name)
+            pos = match.end()  # an unclosed tag: drop the tag, keep what follows
+        else:
+            pos = close.end()
+    out.append(text[pos:])
+    return _STRAY_CLOSE.sub("", "".join(out))
+
+
+_BRACE_RUN = re.compile(r"\{\{+|\}\}+")
+
+
+def _strip_templates(text: str) -> str:
+    """Remove every ``{{…}}`` and ``{{{…}}}``, nested, matching brace runs like MediaWiki.
+
+    An opening run of n braces is one element with n braces to spend; a closing run spends
+    3 (a parameter) or 2 (a template) at a time from the innermost open element. An opener
+    that is never closed is not markup: only its braces are removed.
+    """
+    if "{{" not in text:
+        return text
+    stack: list[list[int]] = []  # [start offset, braces left]
+    spans: list[tuple[int, int]] = []  # removed [start, end) of closed elements
+    unmatched: list[tuple[int, int]] = []
+    for match in _BRACE_RUN.finditer(text):
+        run = match.end() - match.start()
+        if match.group()[0] == "{":
+            stack.append([match.start(), run])
+            if len(stack) > _MAX_TEMPLATE_DEPTH:
+                raise WikitextBudgetError(f"templates nested more than {_MAX_TEMPLATE_DEPTH} deep")
+            continue
+        end = match.start()
+        while run >= 2 and stack:
+            top = stack[-1]
+            spend = 3 if top[1] >= 3 and run >= 3 else 2
+            top[1] -= spend
+            run -= spend
+            end += spend
+            if top[1] < 2:
+                stack.pop()
+                spans.append((top[0], end))
+        if run and not stack:
+            unmatched.append((match.end() - run, match.end()))
+    for start, braces in stack:
+        unmatched.append((start, start + braces))
+    if not spans and not unmatched:
+        return text
+    spans.extend(unmatched)
+    spans.sort()
+    out: list[str] = []
+    pos = 0
+    for start, end in spans:
+        if end <= pos:
+            continue
+        if start > pos:
+            out.append(text[pos:start])
+        pos = max(pos, end)
+    out.append(text[pos:])
+    return "".join(out)
+
+
+_TABLE_LINE = re.compile(r"^[ \t:]*(\{\||\|\})", re.MULTILINE)
+
+
+def _strip_tables(text: str) -> str:
+    """Remove ``{| … |}`` tables (nested too) line by line; an unclosed table runs to the end."""
+    if "{|" not in text and "|}" not in text:
+        return text
+    out: list[str] = []
+    pos = 0
+    depth = 0
+    start = 0
+    for match in _TABLE_LINE.finditer(text):
+        line_end = text.find("\n", match.end())
+        line_end = len(text) if line_end < 0 else line_end + 1  # the line's newline goes too
+        if match.group(1) == "{|":
+            if depth == 0:
+                start = match.start()
+            depth += 1
+        elif depth:
+            depth -= 1
+            if depth == 0:
+                out.append(text[pos:start])
+                pos = line_end
+        else:  # a stray close (its opener came from a template): drop the line
+            out.append(text[pos:match.start()])
+            pos = line_end
+    if depth:
+        out.append(text[pos:start])
+    else:
+        out.append(text[pos:])
+    return "".join(out)
+
+
+_LINE_MARKUP = re.compile(
+    r"^[ \t]*=.*=[ \t]*$"  # a heading: not a sentence
+    r"|^[ \t]*[|!].*\n?"  # table rows left by templates that open tables
+    r"|^-{4,}"  # horizontal rule
+    r"|^[ \t]*[*#:;]+[ \t]*"  # list and indent markers: keep the item's text
+    r"|__[A-Z]+__",  # behaviour switches (__NOTOC__)
+    re.MULTILINE,
+)
+_QUOTES = re.compile(r"'{2,}")
+_EMPTY_PARENS = re.compile(r"\((?:[\s,;]|&nbsp;)*\)")
+# "Lincoln ({{IPA|…}}; February 12, 1809 …)" loses its template: no "(;" left behind
+_PAREN_LEAD = re.compile(r"\((?:\s|&nbsp;)*[,;][\s,;]*")
+
+
+def _quotes(match: re.Match[str]) -> str:
+    # MediaWiki reads 4 quotes as an apostrophe + bold and more than 5 as apostrophes + 5.
+    run = len(match.group())
+    if run == 4:
+        return "'"
+    if run > 5:
+        return "'" * (run - 5)
+    return ""
+
+
+def prepass(text: str, deadline: float | None) -> str:
+    """The wikitext of a page without what the text never keeps (see the module docstring)."""
+    text = _strip_comments(text)
+    text = _escape_nowiki(text)
+    text = _strip_tags(text)
+    check_time(deadline)
+    text = _strip_templates(text)
+    text = _strip_tables(text)
+    check_time(deadline)
+    text = _LINE_MARKUP.sub("", text)
+    text = _QUOTES.sub(_quotes, text)
+    if "(" in text:
+        text = _EMPTY_PARENS.sub("", text)
+        text = _PAREN_LEAD.sub("(", text)
+    return text
+
+
+def check_time(deadline: float | None) -> None:
+    """Raise WikitextBudgetError once ``deadline`` (a ``time.perf_counter()`` value) has passed."""
+    if deadline is not None and time.perf_counter() >= deadline:
+        raise WikitextBudgetError("parsing took longer than the time budget")
