@@ -432,3 +432,54 @@ def test_huwiki_berlin() -> None:
     assert not any(link.target.startswith(("Fájl:", "Kategória:")) for link in result.links)
     assert "Német település infobox" in template_names(wikitext)
     assert not is_disambiguation(wikitext, "hu")
+
+
+# --- the one speed path: plain-link prose split without the parser, rendered the same ---------
+
+LINK_FRAGMENTS = [
+    "[[Foo]]", "[[Foo|bar]]", "[[Foo (bar)|]]", "[[Foo|  ]]", "[[:Category:X|y]]", "[[Category:X]]",
+    "[[de:Anarchismus]]", "[[#History|history]]", "[[wikt:word]]", "[[ Foo  bar |baz  qux]]",
+    "[[File:x.jpg|thumb|a [[Paris]] caption]]", "mailto:", "Tel:", "hotel:", "s", "ing", "-ban",
+    "Note: ", "12:30", " / ", "//", "\n* ", "\n: ", "\n;", "\n----", "\n== H ==", "\u00a0", "&amp;",
+]
+
+
+def _rendered_both_ways(chunk: str, lang: str):
+    """(the parser's rendering, the plain-link rendering) of a chunk, or None when the chunk has
+    markup other than plain links (then the parser alone renders it)."""
+    import mwparserfromhell
+
+    from wikisilver.wikitext.builder import Builder
+    from wikisilver.wikitext.language import language_data
+    from wikisilver.wikitext.plain_links import plain_link_pieces
+
+    pieces = plain_link_pieces(chunk)
+    if pieces is None:
+        return None
+    parsed, plain = Builder(language_data(lang)), Builder(language_data(lang))
+    parsed.nodes(mwparserfromhell.parse(chunk, skip_style_tags=True).nodes)
+    plain.pieces(pieces)
+    return ("".join(parsed.parts), parsed.links), ("".join(plain.parts), plain.links)
+
+
+def test_plain_link_pieces_render_as_the_parser() -> None:
+    """Every prose chunk of the English extract, and random mixtures of link-like fragments: where
+    the plain-link path takes a chunk, it renders the text and links the parser would."""
+    import random
+
+    from wikisilver.wikitext.markup import prepass
+
+    rng = random.Random(7)
+    alphabet = FRAGMENTS + LINK_FRAGMENTS + ["a", "B", " ", "é", "\n", ":", "|", "]", "["]
+    chunks = ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 30))) for _ in range(3000)]
+    for _, ns, text in _pages(shared_file(ENWIKI_EXTRACT)):
+        if ns == 0 and not text.lstrip().lower().startswith("#redirect"):
+            chunks.extend(prepass(text, None).split("\n\n"))
+    taken = 0
+    for chunk in chunks:
+        for lang in ("en", "hu"):
+            both = _rendered_both_ways(chunk, lang)
+            if both is not None:
+                taken += 1
+                assert both[0] == both[1], chunk
+    assert taken > len(chunks) / 2  # the path is taken for most real prose

@@ -26,6 +26,7 @@ from mwparserfromhell.nodes import (
 from wikisilver.titles import normalize_title
 from wikisilver.wikitext.language import Language, name_key
 from wikisilver.wikitext.markup import DROPPED_TAGS
+from wikisilver.wikitext.plain_links import Piece, plain_link_pieces
 
 _LEFTOVER = re.compile(r"\[\[|\]\]|\{\{|\}\}|\{\||\|\}|\[(?=https?:|//)")
 _SPACE_RUN = re.compile(r"\s+")
@@ -72,8 +73,30 @@ class Builder:
         return (match.group(), following[match.end():]) if match else ("", following)
 
     def prose(self, chunk: str) -> None:
-        """Add one piece of prose (wikitext after the pre-passes), parsed by mwparserfromhell."""
-        self.nodes(mwparserfromhell.parse(chunk, skip_style_tags=True).nodes)
+        """Add one piece of prose (wikitext after the pre-passes) as it renders."""
+        pieces = plain_link_pieces(chunk)
+        if pieces is None:
+            self.nodes(mwparserfromhell.parse(chunk, skip_style_tags=True).nodes)
+        else:
+            self.pieces(pieces)
+
+    def pieces(self, pieces: list[Piece]) -> None:
+        """Text and ``(title, anchor)`` links from :func:`plain_link_pieces`, rendered exactly as
+        :meth:`nodes` renders the Text and Wikilink nodes the parser gives for them."""
+        pending = None  # a link waits for the text after it, which may begin with its trail
+        for piece in pieces:
+            if isinstance(piece, str):
+                if pending is not None:
+                    trail, piece = self._trail(piece)
+                    self.link(*pending, trail, False)
+                    pending = None
+                self.add(_plain_text(piece))
+            else:
+                if pending is not None:
+                    self.link(*pending, "", False)
+                pending = piece
+        if pending is not None:
+            self.link(*pending, "", False)
 
     def nodes(self, nodes: list, in_link: bool = False) -> None:
         """Add mwparserfromhell's nodes as they render (``in_link``: inside a link's anchor)."""
@@ -113,8 +136,16 @@ class Builder:
                 self.add("\n")
 
     def wikilink(self, node: Wikilink, trail: str, in_link: bool) -> None:
-        """One wikilink and the link trail after it (``in_link``: inside another link's anchor)."""
-        title = _plain(node.title).strip()
+        """One wikilink node and the link trail after it (``in_link``: inside another link's anchor)."""
+        text = node.text
+        if text is not None:
+            text = text.nodes if text.nodes and str(text).strip() else ""
+        self.link(_plain(node.title), text, trail, in_link)
+
+    def link(self, raw_title: str, text: str | list | None, trail: str, in_link: bool) -> None:
+        """One wikilink: ``text`` is None without a pipe, "" for an empty anchor (the pipe trick),
+        a plain anchor as a string, or the nodes of an anchor with markup of its own."""
+        title = raw_title.strip()
         colon = title.startswith(":")
         if colon:
             title = title[1:].lstrip()
@@ -137,13 +168,15 @@ class Builder:
         if in_link:
             linkable = False
         target = normalize_title(title) if linkable else ""
-        if node.text is None:
+        if text is None:
             anchor = title[1:] if title.startswith("#") else title
-        elif not (node.text.nodes and str(node.text).strip()):
+        elif not text:
             anchor = _pipe_trick(title)  # [[Foo (bar)|]] renders "Foo"
-        else:  # the anchor may have markup of its own (entities, tags): render it, then link the result
+        elif isinstance(text, str):
+            anchor = _plain_text(text)
+        else:  # the anchor has markup of its own (entities, tags): render it, then link the result
             inner = Builder(self.lang)
-            inner.nodes(node.text.nodes, True)
+            inner.nodes(text, True)
             anchor = "".join(inner.parts)
         self.add_link(anchor + trail, target)
 
