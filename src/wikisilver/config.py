@@ -91,7 +91,7 @@ def resolve_build(options: Mapping[str, Any]) -> BuildConfig:
         given["dumps"] = given.get("dumps") or (demo_dump,)
         given["types"] = given.get("types") or (demo_types,)
         given.setdefault("lang", "en")
-    dumps = _existing_dumps(given)
+    dumps = _existing_dumps(given, "--dump FILE or --demo (in Python: dump=PATH or demo=True)")
     lang = given.get("lang") or siteinfo_language(dumps[0])
     check_language(lang)
     given.setdefault("out", default_out(dumps[0], "demo" if demo else f"{lang}wiki"))
@@ -104,7 +104,7 @@ def resolve_build(options: Mapping[str, Any]) -> BuildConfig:
 def resolve_entities(options: Mapping[str, Any]) -> EntitiesConfig:
     """The checked config of an ``entities`` job, resolved as :func:`resolve_build` does."""
     given = _given(options, ENTITIES_OPTIONS)
-    dumps = _existing_dumps(given)
+    dumps = _existing_dumps(given, "--dump FILE")
     lang = given.get("lang") or siteinfo_language(dumps[0])
     check_language(lang)
     if not given.get("out"):
@@ -162,11 +162,10 @@ def demo_inputs() -> tuple[str, str]:
     return str(root.joinpath("demowiki-pages-articles.xml.bz2")), str(root.joinpath("demowiki-types.nt"))
 
 
-def _existing_dumps(given: Mapping[str, Any]) -> tuple[str, ...]:
+def _existing_dumps(given: Mapping[str, Any], how: str) -> tuple[str, ...]:
     dumps = given.get("dumps") or ()
     if not dumps:
-        raise InputError(None, "no dump given: pass --dump FILE or --demo (in Python: dump=PATH or demo=True), "
-                               "or a --config file with dump = [...]")
+        raise InputError(None, f"no dump given: pass {how}, or a --config file with dump = [...]")
     for path in dumps:
         if not os.path.isfile(path):
             raise InputError(path, "no such file")
