@@ -14,19 +14,17 @@ pipeline has finished; ``stats.json`` and then ``manifest.json`` are written las
 killed half-way never leaves a corpus that looks complete.
 """
 
+from __future__ import annotations
+
 import datetime as dt
-import json
 import os
-import shutil
-import uuid
-from dataclasses import asdict
 from pathlib import Path
 
 import apache_beam as beam
 from apache_beam.options.pipeline_options import PipelineOptions
 
 from wikisilver import __version__
-from wikisilver.config import BuildConfig, check_inputs, multistream_indexes, sparql_config, title_filter_capacity, types_lang
+from wikisilver.config import BuildConfig, multistream_indexes, sparql_config, title_filter_capacity, types_lang
 from wikisilver.dump import wiki_namespaces
 from wikisilver.formats import write_json_atomic
 from wikisilver.labels import LabelConfig
@@ -37,15 +35,18 @@ from wikisilver.pipelines.read import ReadPages
 from wikisilver.pipelines.redirects import ResolveRedirects
 from wikisilver.pipelines.runner import (
     AlreadyBuilt,
-    _comparable,
     class_table,
+    comparable_config,
+    config_record,
     dump_record,
     finished_same_build,
     input_record,
+    move_into_place,
     prepare_output,
     run_pipeline,
+    staged,
 )
-from wikisilver.pipelines.stats import CollectStats
+from wikisilver.pipelines.stats import CollectStats, read_counts
 from wikisilver.pipelines.typing import TypeEntities
 from wikisilver.pipelines.write import WriteCorpus, WriteRejects, part_name
 from wikisilver.stats import make_stats
@@ -104,7 +105,7 @@ def build_pipeline(pipeline: beam.Pipeline, config: BuildConfig, staging: str, c
 
 
 def finalize(staging: Path, out: Path, config: BuildConfig) -> dict:
-    """Move the staged outputs into place, fill missing empty parts, write stats then manifest."""
+    """Fill missing empty parts, move the staged outputs into place, write stats.json; the stats."""
     from wikisilver.formats import write_part
 
     for shard in range(config.shards):
@@ -112,25 +113,19 @@ def finalize(staging: Path, out: Path, config: BuildConfig) -> dict:
         tsv, parquet = staging / "tsv" / f"{name}.tsv", staging / "parquet" / f"{name}.parquet"
         if not tsv.exists():
             write_part([], tsv, parquet)
-    counts = json.loads((staging / "counts.json").read_text(encoding="utf-8"))
-    stats = make_stats(counts)
-    for name in OUTPUT_DIRS:
-        target = out / name
-        if target.exists():
-            shutil.rmtree(target)
-        os.replace(staging / name, target)
+    stats = make_stats(read_counts(staging))
+    move_into_place(staging, out, OUTPUT_DIRS)
     write_json_atomic(out / "stats.json", stats)
     return stats
 
 
 def run_build(config: BuildConfig) -> dict:
-    """Run the build job; returns stats. Raises InputError for bad input before any work.
+    """Run the build job of a config from :func:`wikisilver.config.resolve_build`; returns stats.
 
     A scheduled rerun over a finished corpus of the same inputs and options raises
     :class:`AlreadyBuilt` (nothing to do); a finished corpus of other inputs is never overwritten
     without ``--overwrite``.
     """
-    check_inputs(config)
     out = Path(config.out).resolve()
     if not config.overwrite:
         previous = finished_same_build(out, config)
@@ -140,25 +135,21 @@ def run_build(config: BuildConfig) -> dict:
     # gets it, and the manifest reuses the file's hash.
     classes = class_table(config.ontology)
     prepare_output(out, config.overwrite)
-    stale = out / "manifest.json"
-    if stale.exists():
-        stale.unlink()  # --overwrite: the old corpus stops looking complete right away
-    for stale_staging in out.glob(".staging-*"):
-        # Left by a killed run (one run per output directory at a time is the contract).
-        shutil.rmtree(stale_staging, ignore_errors=True)
     started = dt.datetime.now(dt.timezone.utc)
-    staging = out / f".staging-{uuid.uuid4().hex[:12]}"
-    for name in OUTPUT_DIRS:
-        (staging / name).mkdir(parents=True)
-    options = PipelineOptions(list(config.beam_args))
-    try:
+    with staged(out, OUTPUT_DIRS) as staging:
         run_pipeline(
-            options, lambda pipeline: build_pipeline(pipeline, config, str(staging), classes), config.progress_interval
+            PipelineOptions(list(config.beam_args)),
+            lambda pipeline: build_pipeline(pipeline, config, str(staging), classes),
+            config.progress_interval,
         )
         stats = finalize(staging, out, config)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    manifest = {
+    write_json_atomic(out / "manifest.json", _manifest(config, classes[0], out, started))
+    return stats
+
+
+def _manifest(config: BuildConfig, ontology, out: Path, started: dt.datetime) -> dict:
+    """manifest.json: the inputs with their checksums, the config, the outputs, when."""
+    return {
         "tool": "wikisilver",
         "version": __version__,
         "language": config.lang,
@@ -166,11 +157,11 @@ def run_build(config: BuildConfig) -> dict:
         "inputs": {
             "types": [input_record(p) for p in config.types],
             "entities": [input_record(p) for p in config.entities],
-            "ontology": input_record(config.ontology, classes[0].sha256) if config.ontology else None,
+            "ontology": input_record(config.ontology, ontology.sha256) if config.ontology else None,
             "infobox_mappings": os.path.abspath(config.infobox_mappings) if config.infobox_mappings else None,
         },
-        "config": {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(config).items()},
-        "comparable": _comparable(config),
+        "config": config_record(config),
+        "comparable": comparable_config(config),
         "outputs": {
             "tsv": sorted(p.name for p in (out / "tsv").iterdir()),
             "parquet": sorted(p.name for p in (out / "parquet").iterdir()),
@@ -178,5 +169,3 @@ def run_build(config: BuildConfig) -> dict:
         "started": started.isoformat(),
         "finished": dt.datetime.now(dt.timezone.utc).isoformat(),
     }
-    write_json_atomic(out / "manifest.json", manifest)
-    return stats

@@ -2,14 +2,34 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import apache_beam as beam
 
 from wikisilver.labels import LabelConfig, Labeller
-from wikisilver.pipelines.common import REJECTS, Progress, counter
+from wikisilver.pipelines.common import COUNTS, REJECTS, Progress, counts, reject
 from wikisilver.pipelines.redirects import OWN, article_key
-from wikisilver.records import PageReject, TargetInfo
+from wikisilver.records import Article, PageReject, TargetInfo
+
+
+def split_targets(joined: Iterable[tuple[str, TargetInfo | None]]) -> tuple[dict[str, TargetInfo], TargetInfo | None]:
+    """An article's joined targets -> (what its links point to, by link target; the article's own title)."""
+    targets: dict[str, TargetInfo] = {}
+    own = None
+    for original, info in joined:
+        if original == OWN:
+            own = info
+        elif info is not None:
+            targets[original] = info
+    return targets, own
+
+
+def duplicate_rejects(page_id: int, duplicates: Iterable[Article]) -> Iterator[PageReject]:
+    """Articles read under a page id already taken (the first by text is kept)."""
+    for duplicate in duplicates:
+        yield PageReject(source="", reason="duplicate_page_id", page_id=page_id, title=duplicate.title,
+                         detail=f"page id {page_id} with this title read twice (duplicate page in the dump)")
+
 
 class _LabelArticle(beam.DoFn):
     def __init__(self, lang: str, text_backend: str, config: LabelConfig, progress_interval: float = 30.0) -> None:
@@ -31,37 +51,17 @@ class _LabelArticle(beam.DoFn):
         articles = sorted(groups["article"], key=lambda a: (len(a.text), a.text))
         if not articles:
             return
-        targets: dict[str, TargetInfo] = {}
-        own = None
-        for original, info in groups["targets"]:
-            if original == OWN:
-                own = info
-            elif info is not None:
-                targets[original] = info
-        for duplicate in articles[1:]:
-            counter("pages_rejected").inc()
-            yield beam.pvalue.TaggedOutput(
-                REJECTS,
-                PageReject(source="", reason="duplicate_page_id", page_id=page_id, title=duplicate.title,
-                           detail=f"page id {page_id} with this title read twice (duplicate page in the dump)"),
-            )
+        for duplicate in duplicate_rejects(page_id, articles[1:]):
+            yield from reject(duplicate)
         article = articles[0]
         try:
-            result = self.labeller.label_article(article, targets, own)
-            result.counts["pages_used"] += 1
+            result = self.labeller.label_article(article, *split_targets(groups["targets"]))
         except Exception as error:  # dead-letter, never kill the run
-            counter("articles_label_error").inc()
-            yield beam.pvalue.TaggedOutput(
-                REJECTS,
-                PageReject(source="", reason="label_error", detail=f"{type(error).__name__}: {error}"[:500],
-                           page_id=page_id, title=article.title, snippet=article.text[:200]),
-            )
-            yield beam.pvalue.TaggedOutput("counts", {"pages_rejected.label_error": 1})
+            yield from reject(PageReject(source="", reason="label_error", page_id=page_id, title=article.title,
+                                         detail=f"{type(error).__name__}: {error}"[:500], snippet=article.text[:200]))
             return
-        for name in ("sentences_total", "sentences_kept", "sentences_dropped_unk", "tokens_kept"):
-            counter(name).inc(result.counts.get(name, 0))
         self.progress.add()
-        yield beam.pvalue.TaggedOutput("counts", dict(result.counts))
+        yield counts({**result.counts, "pages_used": result.counts.get("pages_used", 0) + 1})
         if result.sentences:
             # One element per article, not per sentence: a tenth of Beam's per-element cost on the
             # way to the writer, and an article's sentences stay together in one part anyway.
@@ -88,8 +88,6 @@ class LabelSentences(beam.PTransform):
             | "JoinTargets" >> beam.CoGroupByKey()
             | "Label" >> beam.ParDo(
                 _LabelArticle(self.lang, self.text_backend, self.config, self.progress_interval)
-            ).with_outputs(
-                REJECTS, "counts", main="sentences"
-            )
+            ).with_outputs(REJECTS, COUNTS, main="sentences")
         )
-        return result.sentences, result.counts, result[REJECTS]
+        return result.sentences, result[COUNTS], result[REJECTS]

@@ -1,5 +1,16 @@
-"""What both jobs share around their pipeline: the output directory, the run on any Beam runner
-with one line for a failure, progress of a remote job, and the manifest's records of the inputs."""
+"""What both jobs (``build``: steps 1-5; ``entities``: step 1) share around their pipeline: the
+output directory and its staging directory, the atomic move into place, the no-op rerun check, the
+run on any Beam runner with one line for a failure, progress of a remote job, and the manifest's
+records of the inputs and the config.
+
+A job's life::
+
+    prepare_output(out, config.overwrite)
+    with staged(out, ("tsv", "parquet")) as staging:
+        run_pipeline(PipelineOptions(list(config.beam_args)), construct, config.progress_interval)
+        move_into_place(staging, out, ("tsv", "parquet"))
+    write_json_atomic(out / "manifest.json", ...)     # last: only a finished output has one
+"""
 
 from __future__ import annotations
 
@@ -7,10 +18,12 @@ import hashlib
 import json
 import logging
 import os
+import shutil
 import threading
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 
@@ -24,9 +37,19 @@ from wikisilver.pipelines.common import NAMESPACE
 
 log = logging.getLogger(__name__)
 
+STAGING_PREFIX = ".staging-"
+
+
 def prepare_output(out: Path, overwrite: bool) -> None:
-    """Refuse to overwrite a finished corpus unless told to; make sure the directory is writable."""
-    if (out / "manifest.json").exists() and not overwrite:
+    """Make ``out`` ready for a run: refuse to overwrite a finished output unless told to, make sure
+    the directory is writable, and clear what an earlier run left there.
+
+    With ``overwrite`` the old output stops looking finished at once (its manifest goes first);
+    staging directories left by a killed run are removed (one run per output directory at a time
+    is the contract).
+    """
+    manifest = out / "manifest.json"
+    if manifest.exists() and not overwrite:
         raise InputError(str(out), "holds a finished corpus of other inputs or options (manifest.json); "
                                    "pass --overwrite to replace it")
     try:
@@ -36,6 +59,32 @@ def prepare_output(out: Path, overwrite: bool) -> None:
         probe.unlink()
     except OSError as error:
         raise InputError(str(out), f"output directory is not writable ({error.strerror or error})") from None
+    manifest.unlink(missing_ok=True)
+    for stale in out.glob(f"{STAGING_PREFIX}*"):
+        shutil.rmtree(stale, ignore_errors=True)
+
+
+@contextmanager
+def staged(out: Path, names: Iterable[str] = ()) -> Iterator[Path]:
+    """A fresh staging directory inside ``out`` (with the subdirectories ``names``) for the job to
+    write into; removed on the way out, whether the job finished or failed."""
+    staging = out / f"{STAGING_PREFIX}{uuid.uuid4().hex[:12]}"
+    staging.mkdir(parents=True)
+    for name in names:
+        (staging / name).mkdir(parents=True)
+    try:
+        yield staging
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def move_into_place(staging: Path, out: Path, names: Iterable[str]) -> None:
+    """Replace ``out/<name>`` by the staged ``<name>`` for each name (a rename: same file system)."""
+    for name in names:
+        target = out / name
+        if target.exists():
+            shutil.rmtree(target)
+        os.replace(staging / name, target)
 
 
 def class_table(ontology_path: str | None):
@@ -47,6 +96,7 @@ def class_table(ontology_path: str | None):
 
 
 def sha256_of(path: str) -> str:
+    """The SHA-256 of a file, as hex."""
     with open(path, "rb") as handle:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 
@@ -57,6 +107,7 @@ def input_record(path: str, sha256: str = "") -> dict:
 
 
 def dump_record(path: str) -> dict:
+    """:func:`input_record` of a dump, with what its ``<siteinfo>`` and its file name say."""
     record = input_record(path)
     try:
         site = dumplib.read_siteinfo(path)
@@ -71,24 +122,35 @@ class PipelineFailed(WikisilverError):
     """The Beam job failed: the one line that says why (the worker traceback is in the log)."""
 
 
+# Counters logged while a remote job runs; a name also sums its parts ("pages_rejected.parse_error").
 FOLLOWED_COUNTERS = ("pages_read", "articles_cleaned", "sentences_kept", "sentences_written", "pages_rejected")
+
+
+def followed_totals(found: Iterable) -> dict[str, int]:
+    """The followed counters' totals from a metrics query (a counter may be reported per step)."""
+    totals: dict[str, int] = {}
+    for result in found:
+        name = result.key.metric.name
+        for followed in FOLLOWED_COUNTERS:
+            if name == followed or name.startswith(f"{followed}."):
+                totals[followed] = totals.get(followed, 0) + int(result.committed or result.attempted or 0)
+    return totals
 
 
 def log_job_progress(result, previous: Mapping[str, int], since: float) -> tuple[dict[str, int], float]:
     """One look at a running job's counters: log them with their rates since the last look."""
     from apache_beam.metrics.metric import MetricsFilter
 
-    found = result.metrics().query(MetricsFilter().with_namespace(NAMESPACE))["counters"]
+    totals = followed_totals(result.metrics().query(MetricsFilter().with_namespace(NAMESPACE))["counters"])
     now = time.monotonic()
-    values = {c.key.metric.name: int(c.committed or c.attempted or 0) for c in found}
     parts = []
     for name in FOLLOWED_COUNTERS:
-        if name in values:
-            rate = (values[name] - previous.get(name, 0)) / max(now - since, 1e-9)
-            parts.append(f"{name} {values[name]:,} ({rate:.1f}/s)")
+        if name in totals:
+            rate = (totals[name] - previous.get(name, 0)) / max(now - since, 1e-9)
+            parts.append(f"{name} {totals[name]:,} ({rate:.1f}/s)")
     if parts:
         log.info("progress: %s", ", ".join(parts))
-    return values, now
+    return totals, now
 
 
 class JobFollower(threading.Thread):
@@ -116,7 +178,9 @@ class JobFollower(threading.Thread):
         self.join(timeout=10)
 
 
-def run_pipeline(options: PipelineOptions, construct, progress_interval: float = 30.0) -> None:
+def run_pipeline(
+    options: PipelineOptions, construct: Callable[[beam.Pipeline], None], progress_interval: float = 30.0
+) -> None:
     """Construct and run a pipeline; a failure becomes one line naming the cause.
 
     Runners wrap a worker's exception in their own (with its traceback as text); the message of the
@@ -185,7 +249,14 @@ class AlreadyBuilt(Exception):
         self.stats = stats
 
 
-def _comparable(config: BuildConfig) -> dict:
+def config_record(config: BuildConfig) -> dict:
+    """The config as manifest.json records it (tuples as lists)."""
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(config).items()}
+
+
+def comparable_config(config: BuildConfig) -> dict:
+    """What makes two builds the same build: the config without what does not change the output,
+    with absolute paths (and each dump's size)."""
     data = asdict(config)
     for volatile in ("overwrite", "beam_args", "strict", "progress_interval"):
         data.pop(volatile, None)
@@ -203,7 +274,7 @@ def finished_same_build(out: Path, config: BuildConfig) -> dict | None:
         return None
     try:
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        same = manifest.get("comparable") == _comparable(config)
+        same = manifest.get("comparable") == comparable_config(config)
         return json.loads(stats_path.read_text(encoding="utf-8")) if same else None
     except (OSError, ValueError):
         return None

@@ -1,4 +1,5 @@
-"""Shared fixtures: the real data in ../shared/data, skipped with a clear message when absent."""
+"""Shared fixtures: the real data in ../shared/data (skipped with a clear message when absent), and
+the demo corpus, built once per test session."""
 
 from __future__ import annotations
 
@@ -28,6 +29,19 @@ def shared_file(relative: str) -> Path:
 @pytest.fixture
 def shared() -> "callable":
     return shared_file
+
+
+@pytest.fixture(scope="session")
+def demo_corpus(tmp_path_factory) -> Path:
+    """The demo corpus as ``wikisilver build --demo --out DIR`` writes it (defaults otherwise).
+
+    Shared by every test that reads it: a test must not write into it.
+    """
+    from wikisilver.cli import main
+
+    out = tmp_path_factory.mktemp("demo") / "corpus"
+    assert main(["build", "--demo", "--out", str(out)]) == 0
+    return out
 
 
 ENWIKI_EXTRACT = "wikidumps/gensim_enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2"

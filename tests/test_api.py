@@ -11,17 +11,15 @@ import pyarrow.parquet as pq
 import pytest
 
 import wikisilver
+from wikisilver.config import demo_inputs
 from wikisilver.errors import InputError
 from wikisilver.formats import sentences_to_table
 from wikisilver.records import LabelledSentence
 
 
 @pytest.fixture(scope="module")
-def corpus_dir(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("api") / "demo"
-    stats = wikisilver.build(demo=True, out=out, shards=2)
-    assert stats["sentences_kept"] > 0
-    return out
+def corpus_dir(demo_corpus) -> Path:
+    return demo_corpus
 
 
 @pytest.fixture(scope="module")
@@ -39,13 +37,25 @@ def test_import_is_cheap_and_lazy():
         wikisilver.nope  # noqa: B018
 
 
-def test_build_writes_the_corpus_and_returns_its_stats(corpus_dir):
+def test_build_resolves_options_as_the_command_line_does(corpus_dir):
+    # corpus_dir is `wikisilver build --demo --out DIR`: the same build through the API is the same
+    # build (a no-op that hands back the finished corpus's stats), and another one is refused.
     stats = json.loads((corpus_dir / "stats.json").read_text())
     assert stats["pages_accounted"] is True
-    assert sorted(p.name for p in (corpus_dir / "parquet").iterdir()) == [
+    assert wikisilver.build(demo=True, out=corpus_dir) == stats
+    assert wikisilver.build(demo=True, out=str(corpus_dir), types=demo_inputs()[1]) == stats
+    with pytest.raises(InputError, match="--overwrite"):
+        wikisilver.build(demo=True, out=corpus_dir, shards=2)
+
+
+def test_build_writes_a_corpus_of_the_options_given(tmp_path):
+    out = tmp_path / "demo"
+    stats = wikisilver.build(demo=True, out=out, shards=2, disabled_rules="derived_word", beam_args=["--direct_num_workers", "1"])
+    assert stats["sentences_kept"] > 0 and stats["rules_fired"]["derived_word"] == 0
+    assert sorted(p.name for p in (out / "parquet").iterdir()) == [
         "part-00000-of-00002.parquet", "part-00001-of-00002.parquet"]
-    # A rerun with the same inputs is a no-op that hands back the finished corpus's stats.
-    assert wikisilver.build(demo=True, out=corpus_dir, shards=2) == stats
+    config = json.loads((out / "manifest.json").read_text())["config"]
+    assert config["disabled_rules"] == ["derived_word"] and config["beam_args"] == ["--direct_num_workers", "1"]
 
 
 def test_build_rejects_bad_input_clearly(tmp_path):

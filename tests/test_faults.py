@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from build_support import check_accounting, read_corpus, read_rejects, read_stats
 from conftest import shared_file
-from test_pipeline_build import check_accounting, read_corpus
 from wikisilver.cli import main
-from wikisilver.commands.build import demo_inputs
+from wikisilver.config import demo_inputs
 
 DEMO_DUMP, DEMO_TYPES = demo_inputs()
 
@@ -27,11 +27,11 @@ def test_truncated_dump_keeps_complete_pages_and_warns(tmp_path, capsys):
     assert main(["build", "--dump", str(dump), "--lang", "mr", "--types", DEMO_TYPES, "--out", str(out)]) == 0
     err = capsys.readouterr().err
     assert "warning" in err and "rejected" in err
-    stats = json.loads((out / "stats.json").read_text())
+    stats = read_stats(out)
     check_accounting(stats)
     assert stats["pages_rejected"] == {"truncated": 1}
     assert stats["pages_read"] > 200
-    rejects = [json.loads(line) for part in (out / "rejects").glob("*.jsonl") for line in part.read_text().splitlines()]
+    rejects = read_rejects(out)
     assert [r["reason"] for r in rejects] == ["truncated"]
     assert rejects[0]["source"].endswith("mrwiki-truncated-100k.xml.xz") and rejects[0]["title"]
 
@@ -53,10 +53,10 @@ def test_corrupt_bz2_block_keeps_pages_before_it(tmp_path):
     broken.write_bytes(bytes(data))
     out = tmp_path / "out"
     assert main(["build", "--dump", str(broken), "--lang", "en", "--types", DEMO_TYPES, "--out", str(out)]) == 0
-    stats = json.loads((out / "stats.json").read_text())
+    stats = read_stats(out)
     check_accounting(stats)
     assert stats["stream_errors"], "the corrupt block must be reported"
-    rejects = [json.loads(line) for part in (out / "rejects").glob("*.jsonl") for line in part.read_text().splitlines()]
+    rejects = read_rejects(out)
     assert any(r["source"].endswith("broken-pages-articles.xml.bz2") and r["offset"] is not None for r in rejects)
 
 
@@ -64,7 +64,7 @@ def test_utf16_dump_is_read_correctly(tmp_path):
     dump = shared_file("wikidumps/gensim_bgwiki-latest-pages-articles-shortened.xml.bz2")
     out = tmp_path / "out"
     assert main(["build", "--dump", str(dump), "--lang", "bg", "--types", DEMO_TYPES, "--out", str(out)]) == 0
-    stats = json.loads((out / "stats.json").read_text())
+    stats = read_stats(out)
     check_accounting(stats)
     assert stats["pages_read"] == 3 and not stats["pages_rejected"]
     tokens = [tok for row in read_corpus(out) for tok in row["tokens"]]
@@ -93,11 +93,11 @@ def test_a_failing_page_goes_to_rejects_not_down_with_the_run(tmp_path, monkeypa
     monkeypatch.setattr(labels.Labeller, "label_article", flaky)
     out = tmp_path / "out"
     assert main(["build", "--demo", "--out", str(out)]) == 0
-    stats = json.loads((out / "stats.json").read_text())
+    stats = read_stats(out)
     check_accounting(stats)
     assert stats["pages_rejected"] == {"label_error": 1}
     assert stats["pages_used"] == 7
-    rejects = [json.loads(line) for part in (out / "rejects").glob("*.jsonl") for line in part.read_text().splitlines()]
+    rejects = read_rejects(out)
     assert rejects[0]["title"] == "Vienna" and "injected fault" in rejects[0]["detail"]
 
 
@@ -120,7 +120,7 @@ def test_killed_run_leaves_no_finished_corpus_and_rerun_gives_same_corpus(tmp_pa
     clean = tmp_path / "clean"
     assert main([*args, "--out", str(clean)]) == 0
     assert read_corpus(killed) == read_corpus(clean)
-    assert json.loads((killed / "stats.json").read_text()) == json.loads((clean / "stats.json").read_text())
+    assert read_stats(killed) == read_stats(clean)
     assert not list(killed.glob(".staging-*")), "the rerun sweeps the killed run's staging directory"
 
 
@@ -129,7 +129,7 @@ def test_edge_case_dump_with_reused_page_ids(tmp_path):
     dump = shared_file("wikidumps/tinywiki-latest-pages-articles.xml")
     out = tmp_path / "out"
     assert main(["build", "--dump", str(dump), "--types", DEMO_TYPES, "--out", str(out)]) == 0  # --lang from siteinfo
-    stats = json.loads((out / "stats.json").read_text())
+    stats = read_stats(out)
     check_accounting(stats)
     assert stats["pages_read"] == 8
     assert stats["pages_skipped"] == {"disambiguation": 1, "redirect": 1}

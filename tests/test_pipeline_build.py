@@ -2,45 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
-from pathlib import Path
+import subprocess
+import sys
 
-import pyarrow.parquet as pq
 import pytest
 
+from build_support import check_accounting, read_corpus, read_stats, read_tsv_sentences
 from conftest import ENWIKI_EXTRACT, ONTOLOGY, TYPES_100K, TYPES_111K, shared_file
 from wikisilver.cli import main
 from wikisilver.labels import RULES
-
-
-def read_corpus(out: Path) -> list[dict]:
-    """All sentences of a corpus, sorted by (page id, sentence index)."""
-    rows = []
-    for part in sorted((out / "parquet").glob("part-*.parquet")):
-        rows.extend(pq.read_table(part).to_pylist())
-    return sorted(rows, key=lambda r: (r["page_id"], r["sentence_index"]))
-
-
-def read_tsv_sentences(out: Path) -> list[list[list[str]]]:
-    sentences = []
-    for part in sorted((out / "tsv").glob("part-*.tsv")):
-        for block in part.read_text(encoding="utf-8").split("\n\n"):
-            if block.strip():
-                sentences.append([line.split("\t") for line in block.split("\n")])
-    return sentences
-
-
-def check_accounting(stats: dict) -> None:
-    accounted = stats["pages_used"] + sum(stats["pages_skipped"].values()) + sum(stats["pages_rejected"].values())
-    assert stats["pages_read"] == accounted, stats
-    assert stats["pages_accounted"] is True
-
-
-@pytest.fixture(scope="module")
-def demo_corpus(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("demo") / "corpus"
-    assert main(["build", "--demo", "--out", str(out)]) == 0
-    return out
 
 
 def test_demo_build_writes_all_outputs(demo_corpus):
@@ -53,7 +25,7 @@ def test_demo_build_writes_all_outputs(demo_corpus):
 
 
 def test_demo_stats_account_for_every_page(demo_corpus):
-    stats = json.loads((demo_corpus / "stats.json").read_text())
+    stats = read_stats(demo_corpus)
     check_accounting(stats)
     # 8 articles, 5 redirects, 1 disambiguation page and 3 pages of other namespaces.
     assert stats["pages_read"] == 17
@@ -102,7 +74,7 @@ def test_demo_manifest_records_inputs_and_config(demo_corpus):
 def test_progress_lines_name_stage_count_and_rate(tmp_path, caplog, demo_corpus):
     import re
 
-    stats = json.loads((demo_corpus / "stats.json").read_text())
+    stats = read_stats(demo_corpus)
     with caplog.at_level("INFO", logger="wikisilver.progress"):
         assert main(["build", "--demo", "--out", str(tmp_path / "a"), "--progress-interval", "1e-9"]) == 0
     lines = [r.getMessage() for r in caplog.records if r.name == "wikisilver.progress"]
@@ -122,14 +94,12 @@ def test_progress_lines_name_stage_count_and_rate(tmp_path, caplog, demo_corpus)
     assert not [r for r in caplog.records if r.name == "wikisilver.progress"]
 
 
-def test_build_draws_no_beam_warning_about_its_own_transforms(tmp_path, caplog):
-    # Beam checks every DoFn as the pipeline is built (e.g. "Using yield and return in the process
-    # method of <class 'wikisilver…'>"): a user should never see such a line on a clean run.
-    with caplog.at_level("WARNING"):
-        assert main(["build", "--demo", "--out", str(tmp_path / "o"), "--progress-interval", "0"]) == 0
-    ours = [r.getMessage() for r in caplog.records
-            if r.levelname in ("WARNING", "ERROR") and r.name.startswith("apache_beam") and "wikisilver" in r.getMessage()]
-    assert ours == []
+def test_a_quiet_clean_build_prints_nothing_on_stderr(tmp_path):
+    # What a user of `-q` sees: no warning of Beam's about our transforms, no noise at all.
+    command = [sys.executable, "-m", "wikisilver.cli", "-q", "build", "--demo", "--out", str(tmp_path / "o")]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and done.stderr == ""
+    assert "corpus written to" in done.stdout
 
 
 def test_rerun_of_a_finished_build_is_skipped(demo_corpus, capsys):
@@ -168,7 +138,7 @@ def test_english_extract_single_and_two_workers_give_same_corpus(tmp_path):
     assert main([*args, "--out", str(one)]) == 0
     assert main([*args, "--out", str(two), "--runner", "DirectRunner", "--direct_running_mode",
                  "multi_processing", "--direct_num_workers", "2"]) == 0
-    stats = json.loads((one / "stats.json").read_text())
+    stats = read_stats(one)
     check_accounting(stats)
     assert stats["pages_read"] == 206
     # 100 redirects (one of them in the Wikipedia: namespace) and 8 disambiguation pages.
@@ -176,23 +146,15 @@ def test_english_extract_single_and_two_workers_give_same_corpus(tmp_path):
     assert stats["pages_used"] == 98
     assert stats["sentences_kept"] > 100
     assert read_corpus(one) == read_corpus(two)
-    assert json.loads((two / "stats.json").read_text()) == stats
+    assert read_stats(two) == stats
 
 
-def test_config_file_gives_options_and_flags_win(tmp_path, capsys):
-    from wikisilver.commands.build import demo_inputs
-
-    dump, types = demo_inputs()
+def test_a_bad_config_file_is_one_line_error(tmp_path, capsys):
     config = tmp_path / "build.toml"
-    config.write_text(f'dump = "{dump}"\ntypes = ["{types}"]\nlang = "en"\nshards = 2\nout = "{tmp_path / "fromfile"}"\n')
-    out = tmp_path / "flags"
-    assert main(["build", "--config", str(config), "--shards", "3", "--out", str(out)]) == 0
-    manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["config"]["shards"] == 3 and manifest["config"]["types"] == [types]
-    assert len(list((out / "tsv").glob("part-*"))) == 3
     config.write_text('lang = "en"\nno_such_option = 1\n')
     assert main(["build", "--config", str(config)]) == 2
-    assert "no_such_option" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "no_such_option" in err and len(err.strip().splitlines()) == 1
 
 
 def test_a_remote_job_is_followed_through_its_counters(caplog):
@@ -207,7 +169,10 @@ def test_a_remote_job_is_followed_through_its_counters(caplog):
 
     polls = [[counter("pages_read", 1000), counter("articles_cleaned", 400)],
              RuntimeError("metrics service unavailable"),  # a failed look is skipped, not fatal
-             [counter("pages_read", 3000), counter("articles_cleaned", 1500), counter("sentences_kept", 9000)]]
+             [counter("pages_read", 3000), counter("articles_cleaned", 1500), counter("sentences_kept", 9000),
+              # a count by reason is followed as its total, and a counter of two steps as their sum
+              counter("pages_rejected.parse_error", 2), counter("pages_rejected.label_error", 1),
+              counter("sentences_kept", 500)]]
     done = threading.Event()
 
     def query(_filter):
@@ -228,7 +193,8 @@ def test_a_remote_job_is_followed_through_its_counters(caplog):
     lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("progress:")]
     assert len(lines) == 2
     assert lines[0].startswith("progress: pages_read 1,000 (") and "articles_cleaned 400 (" in lines[0]
-    assert "pages_read 3,000 (" in lines[1] and "sentences_kept 9,000 (" in lines[1]
+    assert "pages_read 3,000 (" in lines[1] and "sentences_kept 9,500 (" in lines[1]
+    assert "pages_rejected 3 (" in lines[1]
 
 
 def test_articles_are_sent_only_the_targets_the_labeller_can_use(tmp_path):
@@ -268,28 +234,28 @@ def test_articles_are_sent_only_the_targets_the_labeller_can_use(tmp_path):
         assert_that(sent, equal_to([(article, "Budapest", "Budapest", "LOC"), (article, "Mercury", "Mercury", None)]))
 
 
-def test_a_build_reads_its_ontology_file_once_for_hashing(tmp_path, monkeypatch):
-    import hashlib
+TINY_ONTOLOGY = (
+    "@prefix dbo: <http://dbpedia.org/ontology/> .\n@prefix owl: <http://www.w3.org/2002/07/owl#> .\n"
+    "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n"
+    "dbo:Place a owl:Class .\ndbo:City a owl:Class ; rdfs:subClassOf dbo:Place .\ndbo:Person a owl:Class .\n"
+)
 
+
+def test_manifest_records_the_ontology_file_and_its_checksum(tmp_path):
     ontology = tmp_path / "tiny.ttl"
-    ontology.write_text(
-        "@prefix dbo: <http://dbpedia.org/ontology/> .\n@prefix owl: <http://www.w3.org/2002/07/owl#> .\n"
-        "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n"
-        "dbo:Place a owl:Class .\ndbo:City a owl:Class ; rdfs:subClassOf dbo:Place .\n"
-        "dbo:Person a owl:Class .\n",
-        encoding="utf-8",
-    )
-    monkeypatch.setenv("WIKISILVER_CACHE_DIR", str(tmp_path / "cache"))
-    hashed: list[str] = []
-    real = hashlib.file_digest
-
-    def counting(handle, digest):
-        hashed.append(Path(handle.name).name)
-        return real(handle, digest)
-
-    monkeypatch.setattr(hashlib, "file_digest", counting)
+    ontology.write_text(TINY_ONTOLOGY, encoding="utf-8")
     out = tmp_path / "corpus"
     assert main(["build", "--demo", "--ontology", str(ontology), "--out", str(out)]) == 0
-    assert hashed.count("tiny.ttl") == 1
-    manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["inputs"]["ontology"]["sha256"] == hashlib.sha256(ontology.read_bytes()).hexdigest()
+    recorded = json.loads((out / "manifest.json").read_text())["inputs"]["ontology"]
+    assert recorded["path"] == str(ontology) and recorded["bytes"] == ontology.stat().st_size
+    assert recorded["sha256"] == hashlib.sha256(ontology.read_bytes()).hexdigest()
+
+
+def test_a_bad_ontology_fails_before_the_output_is_touched(tmp_path, capsys):
+    ontology = tmp_path / "broken.ttl"
+    ontology.write_text("dbo:City a owl:Class ; rdfs:subClassOf {{{ .\n", encoding="utf-8")
+    out = tmp_path / "corpus"
+    assert main(["build", "--demo", "--ontology", str(ontology), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "broken.ttl" in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()

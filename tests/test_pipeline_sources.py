@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from conftest import ENWIKI_EXTRACT, shared_file
-from test_pipeline_build import check_accounting, read_corpus
+from build_support import check_accounting, read_corpus
 from wikisilver.cli import main
-from wikisilver.commands.build import demo_inputs
+from wikisilver.config import demo_inputs
 from wikisilver.dump import iter_pages
 from wikisilver.sources import infobox_class, load_infobox_mappings
 from wikisilver.wikitext import template_names

@@ -21,9 +21,9 @@ import sys
 import time
 from pathlib import Path
 
-import pyarrow.parquet as pq
 import pytest
 
+from build_support import read_corpus, read_stats
 from wikisilver.cli import main
 
 STARTUP_SECONDS = 60  # importing Beam in a fresh interpreter takes a few seconds on a busy machine
@@ -72,18 +72,9 @@ def job_service(tmp_path_factory):
             process.wait()
 
 
-def read_rows(out: Path) -> list[dict]:
-    rows = []
-    for part in sorted((out / "parquet").glob("part-*.parquet")):
-        rows.extend(pq.read_table(part).to_pylist())
-    return sorted(rows, key=lambda r: (r["page_id"], r["sentence_index"]))
-
-
 @pytest.fixture(scope="module")
-def direct_corpus(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("direct") / "corpus"
-    assert main(["build", "--demo", "--out", str(out)]) == 0
-    return out
+def direct_corpus(demo_corpus) -> Path:
+    return demo_corpus
 
 
 @pytest.fixture(scope="module")
@@ -107,7 +98,7 @@ def test_portable_run_went_through_the_job_service(portable_corpus, job_service)
 
 
 def test_portable_corpus_rows_equal_direct_runner(portable_corpus, direct_corpus):
-    portable, direct = read_rows(portable_corpus), read_rows(direct_corpus)
+    portable, direct = read_corpus(portable_corpus), read_corpus(direct_corpus)
     assert portable, "the portable run wrote no sentences"
     assert portable == direct
 
@@ -121,8 +112,7 @@ def test_portable_parts_are_byte_identical(portable_corpus, direct_corpus):
 
 
 def test_portable_stats_equal_direct_runner(portable_corpus, direct_corpus):
-    portable = json.loads((portable_corpus / "stats.json").read_text())
-    direct = json.loads((direct_corpus / "stats.json").read_text())
+    portable, direct = read_stats(portable_corpus), read_stats(direct_corpus)
     assert portable["pages_read"] > 0 and portable["pages_accounted"] is True
     assert portable == direct
 

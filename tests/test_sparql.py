@@ -425,7 +425,7 @@ def test_build_typed_by_a_real_sparql_endpoint_matches_the_types_dump(oxigraph: 
     import pyarrow.parquet as pq
 
     from wikisilver.cli import main
-    from wikisilver.commands.build import demo_inputs
+    from wikisilver.config import demo_inputs
 
     dump, types = demo_inputs()
     base = oxigraph["endpoint"].rsplit("/", 1)[0]

@@ -2,8 +2,9 @@
 
 Every step of the method is reachable from Python without argparse: :func:`build` runs the
 Beam job (steps 1-5) exactly as ``wikisilver build`` does, :func:`load_corpus` opens its output
-for streaming, and :func:`train` / :func:`evaluate` wrap the CRF of §6. The functions reuse the
-command modules' helpers, so the API and the CLI cannot drift apart.
+for streaming, and :func:`train` / :func:`evaluate` wrap the CRF of §6. The functions use the
+same resolver of options (wikisilver.config) and the same jobs as the CLI, so the two cannot
+drift apart.
 
 Example::
 
@@ -20,7 +21,6 @@ their schema as ``datasets.Features``.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -50,10 +50,6 @@ __all__ = [
     "train",
 ]
 
-# BuildConfig fields that build() takes under their own names (the rest come through **options).
-_SPECIAL_FIELDS = frozenset({"dumps", "lang", "out", "types", "ontology", "entities", "infobox_mappings",
-                             "overwrite", "beam_args"})
-
 
 class BuildProblems(WikisilverError):
     """``strict=True`` and the build rejected pages or hit stream errors (the corpus was written)."""
@@ -64,15 +60,6 @@ class BuildProblems(WikisilverError):
 
 
 # --------------------------------------------------------------------------- build
-
-
-def _paths(value: str | os.PathLike | Iterable[str | os.PathLike] | None) -> list[str]:
-    """One path or several, as a list of strings (a lone str is not an iterable of paths)."""
-    if value is None:
-        return []
-    if isinstance(value, (str, os.PathLike)):
-        return [os.fspath(value)]
-    return [os.fspath(v) for v in value]
 
 
 def build(
@@ -93,7 +80,7 @@ def build(
 
     ``dump`` is one dump file or several; ``lang`` defaults to the language of the first dump's
     ``<siteinfo>``. ``entities`` takes tables or directories written by ``wikisilver entities``.
-    ``options`` are the other fields of :class:`wikisilver.pipelines.build.BuildConfig` (``shards``,
+    ``options`` are the other fields of :class:`wikisilver.config.BuildConfig` (``shards``,
     ``strict``, ``drop_low_quality``, ``disabled_rules``, ``sparql``, ``redirect_sql``, …);
     ``shards`` defaults to one part per 16 MiB of compressed dump. ``beam_args`` are passed to
     Apache Beam unchanged (``["--direct_num_workers", "2"]``). ``demo=True`` fills in the demo dump
@@ -109,59 +96,23 @@ def build(
                                  types=["instance_types_hu.ttl.bz2"], shards=8)
         print(stats["sentences_kept"], stats["entities_by_tag"])
     """
-    from wikisilver import dump as dumplib
-    from wikisilver.commands.build import (
-        check_language,
-        demo_inputs,
-        expand_entity_tables,
-    )
-    from wikisilver.config import BuildConfig, auto_shards
+    from wikisilver.config import resolve_build
     from wikisilver.pipelines.build import run_build
     from wikisilver.pipelines.runner import AlreadyBuilt
+    from wikisilver.stats import page_problems
 
-    dumps, type_files = _paths(dump), _paths(types)
-    if demo:
-        demo_dump, demo_types = demo_inputs()
-        dumps, type_files, lang = dumps or [demo_dump], type_files or [demo_types], lang or "en"
-    if not dumps:
-        raise InputError(None, "no dump given: pass dump=PATH (or demo=True)")
-    for path in dumps:
-        if not Path(path).is_file():
-            raise InputError(path, "no such file")
-    if not lang:
-        lang = dumplib.dump_language(dumplib.read_siteinfo(dumps[0]))
-        if not lang:
-            raise InputError(dumps[0], "cannot tell the language from <siteinfo>; pass lang=")
-    check_language(lang)
-
-    known = {f.name: f for f in dataclasses.fields(BuildConfig)}
-    unknown = sorted((set(options) - set(known)) | (set(options) & _SPECIAL_FIELDS))
-    if unknown:
-        allowed = sorted(set(known) - _SPECIAL_FIELDS)
-        raise TypeError(f"build() got unexpected option(s) {', '.join(unknown)}; "
-                        f"known options: {', '.join(allowed)}")
-    for name, value in list(options.items()):
-        # Tuple fields (paths, rules) accept any iterable, and a lone path for convenience.
-        if isinstance(known[name].default, tuple):
-            options[name] = tuple(_paths(value)) if name != "disabled_rules" else (
-                (value,) if isinstance(value, str) else tuple(value))
-    if options.get("shards") is None:
-        options["shards"] = auto_shards(tuple(dumps))
-
-    config = BuildConfig(
-        dumps=tuple(dumps), lang=lang, out=os.fspath(out), types=tuple(type_files),
-        ontology=os.fspath(ontology) if ontology else None,
-        entities=expand_entity_tables(_paths(entities)),
-        infobox_mappings=os.fspath(infobox_mappings) if infobox_mappings else None,
-        overwrite=overwrite, beam_args=tuple(beam_args), **options,
-    )
+    config = resolve_build({
+        **options, "dumps": dump, "out": out, "lang": lang, "types": types, "ontology": ontology,
+        "entities": entities, "infobox_mappings": infobox_mappings, "overwrite": overwrite,
+        "beam_args": beam_args, "demo": demo,
+    })
     try:
         stats = run_build(config)
     except AlreadyBuilt as done:
         return done.stats
-    rejected, stream = sum(stats["pages_rejected"].values()), sum(stats["stream_errors"].values())
-    if config.strict and (rejected or stream):
-        raise BuildProblems(f"{rejected} page(s) rejected, {stream} stream error(s); "
+    rejected, stream_errors = page_problems(stats)
+    if config.strict and (rejected or stream_errors):
+        raise BuildProblems(f"{rejected} page(s) rejected, {stream_errors} stream error(s); "
                             f"see {config.out}/rejects/", stats)
     return stats
 

@@ -16,6 +16,7 @@ from wikisilver.errors import WikisilverError
 
 
 def build_parser() -> tuple[argparse.ArgumentParser, dict]:
+    """The ``wikisilver`` parser, and each command's (module, sub-parser) by name."""
     parser = argparse.ArgumentParser(
         prog="wikisilver",
         description="Build silver-standard NER corpora from Wikipedia dumps (Apache Beam).",
@@ -26,9 +27,13 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict]:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     modules = {}
     for module in load_commands():
-        sub_parser = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
+        layered = getattr(module, "ACCEPTS_CONFIG", False)
+        # A command whose options can come from a file sees only the flags given: the file's values
+        # and the defaults are layered under them by wikisilver.config.
+        sub_parser = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP,
+                                    argument_default=argparse.SUPPRESS if layered else None)
         module.configure(sub_parser)
-        if getattr(module, "ACCEPTS_CONFIG", False):
+        if layered:
             sub_parser.add_argument(
                 "--config", metavar="FILE",
                 help="TOML file of options (keys are the long option names, e.g. lang = \"hu\", "
@@ -36,31 +41,6 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict]:
             )
         modules[module.NAME] = (module, sub_parser)
     return parser, modules
-
-
-def apply_config_file(sub_parser: argparse.ArgumentParser, path: str) -> None:
-    """Options from a TOML file become the subcommand's defaults, so command-line flags still win."""
-    import tomllib
-
-    from wikisilver.errors import InputError
-
-    try:
-        with open(path, "rb") as handle:
-            data = tomllib.load(handle)
-    except FileNotFoundError:
-        raise InputError(path, "no such config file") from None
-    except tomllib.TOMLDecodeError as error:
-        raise InputError(path, f"not valid TOML ({error})") from None
-    known = {action.dest: action for action in sub_parser._actions}
-    defaults = {}
-    for key, value in data.items():
-        dest = key.replace("-", "_")
-        if dest not in known or dest in ("help", "config"):
-            raise InputError(path, f"unknown option {key!r} (use the long option names of --help)")
-        if isinstance(known[dest], argparse._AppendAction) and not isinstance(value, list):
-            value = [value]
-        defaults[dest] = value
-    sub_parser.set_defaults(**defaults)
 
 
 class _QuietBeamImports(logging.Filter):
@@ -71,19 +51,13 @@ class _QuietBeamImports(logging.Filter):
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; its exit code (2: bad input, one line on stderr)."""
     parser, modules = build_parser()
     args, extra = parser.parse_known_args(argv)
     if not args.command:
         parser.print_help()
         return 2
-    module, sub_parser = modules[args.command]
-    if getattr(args, "config", None):
-        try:
-            apply_config_file(sub_parser, args.config)
-        except WikisilverError as error:
-            print(f"wikisilver {args.command}: error: {error}", file=sys.stderr)
-            return 2
-        args, extra = parser.parse_known_args(argv)
+    module, _ = modules[args.command]
     if extra and not getattr(module, "ACCEPTS_BEAM_OPTIONS", False):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     args.beam_args = extra

@@ -1,12 +1,29 @@
-"""The options that decide a corpus, checked before any work, and the defaults that scale with the input."""
+"""The options of a run, resolved and checked in one place before any work (steps 1-5 and the
+entity table alike).
+
+The command line (flags, and a TOML ``--config`` file under them), :func:`wikisilver.build` and
+both jobs turn what the user gave into a config through :func:`resolve_build` or
+:func:`resolve_entities`: the defaults, the language (given, or read from the dump's
+``<siteinfo>``), the default output directory, the number of parts, the demo inputs, the entity
+tables inside directories, and every check of the inputs. A value of ``None`` means "not given".
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from wikisilver.errors import InputError
 from wikisilver.labels import RULES
+
+if TYPE_CHECKING:
+    from wikisilver.sparql import SparqlConfig
 
 
 @dataclass(frozen=True)
@@ -41,6 +58,154 @@ class BuildConfig:
     strict: bool = False
     progress_interval: float = 30.0  # seconds between progress lines per worker and stage; 0: none
     beam_args: tuple[str, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class EntitiesConfig(BuildConfig):
+    """The ``entities`` job's options: the inputs of step 1, and the format of the table it writes."""
+
+    table_format: str = "tsv"  # "tsv" or "parquet"
+
+
+ENTITY_SOURCE_OPTIONS = (
+    "types", "ontology", "entities", "infobox_mappings", "types_lang", "langlinks_sql", "redirect_sql",
+    "page_sql", "page_props_sql", "sparql", "sparql_batch_size", "sparql_timeout", "sparql_retries",
+)
+# The names each resolver takes: config fields, plus "demo" (the bundled inputs) and "config" (a TOML file).
+BUILD_OPTIONS = frozenset(f.name for f in dataclasses.fields(BuildConfig)) | {"demo", "config"}
+ENTITIES_OPTIONS = frozenset(
+    {*ENTITY_SOURCE_OPTIONS, "dumps", "lang", "out", "shards", "overwrite", "beam_args", "table_format", "config"}
+)
+# Long option names of the command line whose config field is named otherwise (TOML keys use them).
+OPTION_FIELDS = {"dump": "dumps", "disable_rule": "disabled_rules", "format": "table_format"}
+_REPEATABLE = frozenset(f.name for f in dataclasses.fields(EntitiesConfig) if str(f.type).startswith("tuple"))
+
+
+def resolve_build(options: Mapping[str, Any]) -> BuildConfig:
+    """The checked config of a ``build`` from the options given (config field names, ``demo``,
+    ``config``); raises InputError for bad input, TypeError for an option name it does not know."""
+    given = _given(options, BUILD_OPTIONS)
+    demo = bool(given.pop("demo", False))
+    if demo:
+        demo_dump, demo_types = demo_inputs()
+        given["dumps"] = given.get("dumps") or (demo_dump,)
+        given["types"] = given.get("types") or (demo_types,)
+        given.setdefault("lang", "en")
+    dumps = _existing_dumps(given, "--dump FILE or --demo (in Python: dump=PATH or demo=True)")
+    lang = given.get("lang") or siteinfo_language(dumps[0])
+    check_language(lang)
+    given.setdefault("out", default_out(dumps[0], "demo" if demo else f"{lang}wiki"))
+    given.setdefault("shards", auto_shards(dumps))
+    config = BuildConfig(**{**given, "lang": lang, "entities": expand_entity_tables(given.get("entities", ()))})
+    check_inputs(config)
+    return config
+
+
+def resolve_entities(options: Mapping[str, Any]) -> EntitiesConfig:
+    """The checked config of an ``entities`` job, resolved as :func:`resolve_build` does."""
+    given = _given(options, ENTITIES_OPTIONS)
+    dumps = _existing_dumps(given, "--dump FILE")
+    lang = given.get("lang") or siteinfo_language(dumps[0])
+    check_language(lang)
+    if not given.get("out"):
+        raise InputError(None, "no output directory given: pass --out DIR")
+    if given.get("table_format", "tsv") not in ("tsv", "parquet"):
+        raise InputError(None, f"table format {given['table_format']!r}: choose tsv or parquet")
+    config = EntitiesConfig(**{**given, "lang": lang, "entities": expand_entity_tables(given.get("entities", ()))})
+    check_inputs(config)
+    return config
+
+
+def _given(options: Mapping[str, Any], known: frozenset[str]) -> dict[str, Any]:
+    """The options given (a ``config`` file's under them), their values in the config's types."""
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise TypeError(f"unexpected option(s) {', '.join(unknown)}; known options: {', '.join(sorted(known))}")
+    given = {name: value for name, value in options.items() if value is not None}
+    if "config" in given:
+        given = {**read_config_file(os.fspath(given.pop("config")), known), **given}
+    return {name: _normalized(name, value) for name, value in given.items()}
+
+
+def _normalized(name: str, value: Any) -> Any:
+    """Tuples of strings for the repeatable options (a lone path or name too), str for a path."""
+    if name in _REPEATABLE:
+        single = isinstance(value, (str, os.PathLike))
+        return tuple(os.fspath(v) for v in ([value] if single else value))
+    return os.fspath(value) if isinstance(value, os.PathLike) else value
+
+
+def read_config_file(path: str, known: Iterable[str]) -> dict[str, Any]:
+    """Options from a TOML file whose keys are the long option names (``lang = "hu"``)."""
+    import tomllib
+
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except FileNotFoundError:
+        raise InputError(path, "no such config file") from None
+    except tomllib.TOMLDecodeError as error:
+        raise InputError(path, f"not valid TOML ({error})") from None
+    options = {}
+    for key, value in data.items():
+        name = key.replace("-", "_")
+        name = OPTION_FIELDS.get(name, name)
+        if name not in known or name == "config":
+            raise InputError(path, f"unknown option {key!r} (use the long option names of --help)")
+        options[name] = value
+    return options
+
+
+def demo_inputs() -> tuple[str, str]:
+    """The demo dump and its DBpedia types, bundled with the package."""
+    root = resources.files("wikisilver.demo")
+    return str(root.joinpath("demowiki-pages-articles.xml.bz2")), str(root.joinpath("demowiki-types.nt"))
+
+
+def _existing_dumps(given: Mapping[str, Any], how: str) -> tuple[str, ...]:
+    dumps = given.get("dumps") or ()
+    if not dumps:
+        raise InputError(None, f"no dump given: pass {how}, or a --config file with dump = [...]")
+    for path in dumps:
+        if not os.path.isfile(path):
+            raise InputError(path, "no such file")
+    return dumps
+
+
+def siteinfo_language(dump: str) -> str:
+    """The wiki language named by a dump's ``<siteinfo>``."""
+    from wikisilver import dump as dumplib
+
+    lang = dumplib.dump_language(dumplib.read_siteinfo(dump))
+    if not lang:
+        raise InputError(dump, "cannot tell the language from <siteinfo>; pass --lang (lang= in Python)")
+    return lang
+
+
+def check_language(lang: str) -> None:
+    """A wiki language code: lower-case letters, optionally with '-' parts (en, hu, zh-yue, be-tarask)."""
+    if not re.fullmatch(r"[a-z]{2,3}(-[a-z]{2,8})*", lang):
+        raise InputError(None, f"--lang {lang!r} is not a Wikipedia language code (e.g. en, hu, zh-yue)")
+
+
+def default_out(dump: str, wiki: str) -> str:
+    """output/<wiki>/<the dump's date, or "latest">."""
+    from wikisilver import dump as dumplib
+
+    return str(Path("output") / wiki / (dumplib.wiki_date_from_name(dump) or "latest"))
+
+
+def expand_entity_tables(paths: Iterable[str]) -> tuple[str, ...]:
+    """--entities takes files or directories written by `wikisilver entities` (their part files)."""
+    files: list[str] = []
+    for path in paths:
+        folder = Path(path)
+        if folder.is_dir():
+            inner = folder / "entities" if (folder / "entities").is_dir() else folder
+            files.extend(str(p) for p in sorted(inner.iterdir()) if p.suffix in (".tsv", ".parquet"))
+        else:
+            files.append(path)
+    return tuple(files)
 
 
 SHARD_INPUT_BYTES = 16 << 20  # compressed dump bytes per output part, by default
@@ -118,10 +283,12 @@ def multistream_indexes(config: BuildConfig) -> dict[str, str]:
 
 
 def types_lang(config: BuildConfig) -> str:
+    """The language of the titles in --types (the build's own unless --types-lang says otherwise)."""
     return config.types_lang or config.lang
 
 
-def sparql_config(config: BuildConfig):
+def sparql_config(config: BuildConfig) -> SparqlConfig:
+    """The SPARQL client settings of a config."""
     from wikisilver.sparql import SparqlConfig
 
     return SparqlConfig(

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 from wikisilver.labels import rules_fired
 
+
 def make_stats(counts: Mapping[str, int]) -> dict:
     """The stats.json object from the raw counts of the run (see docs/output.md)."""
 
@@ -37,3 +38,8 @@ def make_stats(counts: Mapping[str, int]) -> dict:
     accounted = stats["pages_used"] + sum(stats["pages_skipped"].values()) + sum(stats["pages_rejected"].values())
     stats["pages_accounted"] = accounted == stats["pages_read"]
     return stats
+
+
+def page_problems(stats: Mapping) -> tuple[int, int]:
+    """(pages rejected, stream errors) of a stats.json object: what ``--strict`` fails a build on."""
+    return sum(stats["pages_rejected"].values()), sum(stats["stream_errors"].values())

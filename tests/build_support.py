@@ -1,0 +1,43 @@
+"""Shared by the tests of built corpora: read a corpus back and check its page accounting."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+
+def read_corpus(out: Path) -> list[dict]:
+    """All sentences of a corpus, sorted by (page id, sentence index)."""
+    rows = []
+    for part in sorted((out / "parquet").glob("part-*.parquet")):
+        rows.extend(pq.read_table(part).to_pylist())
+    return sorted(rows, key=lambda r: (r["page_id"], r["sentence_index"]))
+
+
+def read_tsv_sentences(out: Path) -> list[list[list[str]]]:
+    """Every sentence of the TSV parts: a list of columns per token."""
+    sentences = []
+    for part in sorted((out / "tsv").glob("part-*.tsv")):
+        for block in part.read_text(encoding="utf-8").split("\n\n"):
+            if block.strip():
+                sentences.append([line.split("\t") for line in block.split("\n")])
+    return sentences
+
+
+def read_stats(out: Path) -> dict:
+    return json.loads((out / "stats.json").read_text(encoding="utf-8"))
+
+
+def read_rejects(out: Path) -> list[dict]:
+    """The dead letters of a corpus (rejects/part-*.jsonl)."""
+    return [json.loads(line) for part in sorted((out / "rejects").glob("*.jsonl"))
+            for line in part.read_text(encoding="utf-8").splitlines()]
+
+
+def check_accounting(stats: dict) -> None:
+    """Every page read is used, skipped or rejected, and stats.json says so."""
+    accounted = stats["pages_used"] + sum(stats["pages_skipped"].values()) + sum(stats["pages_rejected"].values())
+    assert stats["pages_read"] == accounted, stats
+    assert stats["pages_accounted"] is True
