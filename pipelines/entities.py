@@ -31,7 +31,7 @@ class _WriteEntityPart(beam.DoFn):
         self.suffix = suffix
 
     def process(self, element) -> Iterator[dict]:
-        from wikisilver.sources import EntityRow, write_entity_table
+        from wikisilver.entities.table import EntityRow, write_entity_table
 
         shard, infos = element
         rows = sorted(
@@ -96,7 +96,7 @@ def run_entities(config: BuildConfig, table_format: str = "tsv") -> dict:
         for shard in range(shards):
             part = staging / f"part-{shard:05d}-of-{shards:05d}{suffix}"
             if not part.exists():
-                from wikisilver.sources import write_entity_table
+                from wikisilver.entities.table import write_entity_table
 
                 write_entity_table([], str(part))
         staging.rename(target)

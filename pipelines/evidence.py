@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import apache_beam as beam
 
-from wikisilver.bloom import BloomFilter, filter_size, title_hash
+from wikisilver.entities.bloom import BloomFilter, filter_size, title_hash
 from wikisilver.pipelines.common import counter
 from wikisilver.records import EntityType, PageFlags
 
@@ -15,7 +15,7 @@ def _sql_rows(kind: str):
     """A FlatMap over SQL dump files of one table, keyed by page id."""
 
     def read(path: str) -> Iterator[tuple[int, object]]:
-        from wikisilver import sqldump
+        from wikisilver.entities import sql as sqldump
 
         reader = {
             "page": sqldump.iter_page_table, "redirect": sqldump.iter_redirect_table,
@@ -97,7 +97,7 @@ def _carry_types(element) -> Iterator[tuple[str, object]]:
 
 
 class TitleFilterFn(beam.CombineFn):
-    """Titles -> (bits, hashes, bytes) of a Bloom filter holding them (``wikisilver.bloom``).
+    """Titles -> (bits, hashes, bytes) of a Bloom filter holding them (``wikisilver.entities.bloom``).
 
     A bundle's accumulator is a set of title hashes until it would outgrow the bit array, then
     the bit array itself, so a small bundle ships a few kB, never the whole filter.
@@ -146,7 +146,7 @@ class TitleFilterFn(beam.CombineFn):
 
 def _read_types(path: str, title_filter: tuple[int, int, bytes] | None = None) -> Iterator[tuple[str, str]]:
     """(title, class) of a types file; with a filter, only the titles that may be requested."""
-    from wikisilver.sources import iter_instance_types
+    from wikisilver.entities.rdf import iter_instance_types
 
     bloom = BloomFilter(*title_filter) if title_filter is not None else None
     read = dropped = 0
@@ -168,7 +168,7 @@ def _read_types(path: str, title_filter: tuple[int, int, bytes] | None = None) -
 
 def _read_entity_table(path: str) -> Iterator[tuple[str, tuple[str, object]]]:
     """Rows of an earlier run's entity table: the entity and its aliases, keyed by title."""
-    from wikisilver.sources import read_entity_table
+    from wikisilver.entities.table import read_entity_table
 
     for row in read_entity_table(path):
         yield row.title, ("entity", EntityType(row.title, row.dbpedia_class or None, row.conll, row.fine, "entities"))
@@ -183,7 +183,7 @@ class _QuerySparql(beam.DoFn):
         self.config = config
 
     def process(self, titles: list[str]) -> Iterator[tuple[str, str]]:
-        from wikisilver.sparql import query_types
+        from wikisilver.entities.sparql import query_types
 
         queried = counter("sparql_titles_queried")
         queried.inc(len(titles))

@@ -58,7 +58,7 @@ class _CleanArticle(beam.DoFn):
     def setup(self) -> None:
         self.progress = Progress("clean", "articles", self.progress_interval)
         if self.infobox_dir:
-            from wikisilver.sources import load_infobox_mappings
+            from wikisilver.entities.infobox import load_infobox_mappings
 
             self.infoboxes = load_infobox_mappings(self.infobox_dir)
 
@@ -77,7 +77,7 @@ class _CleanArticle(beam.DoFn):
             yield beam.pvalue.TaggedOutput(REJECTS, _reject(page, "parse_error", f"{type(error).__name__}: {error}"))
             return
         if self.infoboxes:
-            from wikisilver.sources import infobox_class
+            from wikisilver.entities.infobox import infobox_class
 
             cls = infobox_class(wikitext.template_names(page.text), self.infoboxes)
             if cls:

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator, Mapping
 
 import apache_beam as beam
 
-from wikisilver.calendar import is_calendar_title
+from wikisilver.entities.calendar import is_calendar_title
 from wikisilver.ontology import ClassTag, Ontology, most_specific, tag_for_class
 from wikisilver.pipelines.common import counter
 from wikisilver.pipelines.evidence import TitleFilterFn, _carry_types, _read_entity_table, _read_types

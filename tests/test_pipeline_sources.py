@@ -15,7 +15,7 @@ from test_pipeline_build import check_accounting, read_corpus
 from wikisilver.cli import main
 from wikisilver.commands.build import demo_inputs
 from wikisilver.dump import iter_pages
-from wikisilver.sources import infobox_class, load_infobox_mappings
+from wikisilver.entities.infobox import infobox_class, load_infobox_mappings
 from wikisilver.wikitext import template_names
 
 DEMO_DUMP, DEMO_TYPES = demo_inputs()
