@@ -8,7 +8,7 @@ import apache_beam as beam
 
 from wikisilver.labels import LabelConfig, Labeller
 from wikisilver.pipelines.common import REJECTS, Progress, counter
-from wikisilver.pipelines.redirects import OWN, article_key
+from wikisilver.pipelines.redirects import article_key
 from wikisilver.records import PageReject, TargetInfo
 
 class _LabelArticle(beam.DoFn):
@@ -33,11 +33,11 @@ class _LabelArticle(beam.DoFn):
             return
         targets: dict[str, TargetInfo] = {}
         own = None
-        for original, info in groups["targets"]:
-            if original == OWN:
-                own = info
-            elif info is not None:
-                targets[original] = info
+        for target in groups["targets"]:
+            if target.own:
+                own = target.info
+            else:
+                targets[target.written] = target.info
         for duplicate in articles[1:]:
             counter("pages_rejected").inc()
             yield beam.pvalue.TaggedOutput(
