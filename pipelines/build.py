@@ -4,8 +4,10 @@ The job reads like the method::
 
     pages    = dumps | ReadPages()
     parsed   = pages | ExtractArticles()                      # step 2: parse, keep text + links
+    wiki     = parsed | ReadWikiEvidence()                    # the dump's and SQL tables' redirects, flags
     requests = (articles, redirects) | ResolveRedirects()       # link targets, redirects followed
-    targets  = (evidence, requests) | TypeEntities()            # step 1, joined by key: no whole-dump dict
+    evidence = wiki | GatherEvidence(requests)                # + types, SPARQL, entity tables
+    targets  = evidence | TypeRequestedTitles(requests)        # step 1, joined by key: no whole-dump dict
     labelled = (articles, targets) | LabelSentences()           # steps 3-4
     labelled | WriteCorpus()                                    # step 5
 
@@ -24,11 +26,11 @@ import apache_beam as beam
 from apache_beam.options.pipeline_options import PipelineOptions
 
 from wikisilver import __version__
-from wikisilver.config import BuildConfig, multistream_indexes, sparql_config, title_filter_capacity, types_lang
+from wikisilver.config import BuildConfig, multistream_indexes
 from wikisilver.dump import wiki_namespaces
 from wikisilver.formats import write_json_atomic
 from wikisilver.labels import LabelConfig
-from wikisilver.pipelines.evidence import SparqlTypes, SqlTables
+from wikisilver.pipelines.evidence import GatherEvidence, ReadWikiEvidence
 from wikisilver.pipelines.extract import ExtractArticles
 from wikisilver.pipelines.label import LabelSentences
 from wikisilver.pipelines.read import ReadPages
@@ -47,7 +49,7 @@ from wikisilver.pipelines.runner import (
     staged,
 )
 from wikisilver.pipelines.stats import CollectStats, read_counts
-from wikisilver.pipelines.typing import TypeEntities
+from wikisilver.pipelines.typing import TypeRequestedTitles
 from wikisilver.pipelines.write import WriteCorpus, WriteRejects, part_name
 from wikisilver.stats import make_stats
 
@@ -63,31 +65,10 @@ def build_pipeline(pipeline: beam.Pipeline, config: BuildConfig, staging: str, c
         config.lang, config.max_page_chars, config.page_timeout, config.infobox_mappings, progress,
         namespaces=wiki_namespaces(config.dumps),
     )
-    evidence = dict(parsed)
-    redirects = parsed["redirects"]
-    if config.redirect_sql or config.page_props_sql or config.langlinks_sql:
-        sql = parsed["page_titles"] | "SqlTables" >> SqlTables(
-            config.page_sql, config.redirect_sql, config.page_props_sql, config.langlinks_sql, types_lang(config)
-        )
-        if "redirect" in sql:
-            evidence["extra_redirects"] = sql["redirect"]
-            redirects = (
-                (parsed["redirects"], sql["redirect"]) | "AllRedirects" >> beam.Flatten() | "UniqueRedirects" >> beam.Distinct()
-            )
-        if "page_props" in sql:
-            evidence["extra_flags"] = sql["page_props"]
-        if "langlinks" in sql:
-            evidence["langlinks"] = sql["langlinks"]
-    requests = {"articles": parsed["articles"], "redirects": redirects} | (
-        "ResolveRedirects" >> ResolveRedirects(config.redirect_hops)
-    )
-    if config.sparql:
-        evidence["sparql"] = requests | "SparqlTypes" >> SparqlTypes(sparql_config(config))
-    evidence["request"] = requests
-    targets, typing_counts = evidence | "TypeEntities" >> TypeEntities(
-        config.lang, ontology, table, types_files=config.types, entity_tables=config.entities,
-        types_direct=types_lang(config) == config.lang, filter_capacity=title_filter_capacity(config.dumps),
-    )
+    wiki = parsed | "WikiEvidence" >> ReadWikiEvidence(config)
+    requests = (parsed["articles"], wiki.redirects) | "ResolveRedirects" >> ResolveRedirects(config.redirect_hops)
+    evidence = wiki | "GatherEvidence" >> GatherEvidence(config, requests)
+    targets, typing_counts = evidence | "TypeEntities" >> TypeRequestedTitles(config.lang, ontology, table, requests)
     label_config = LabelConfig(
         disabled_rules=frozenset(config.disabled_rules), keep_low_quality=not config.drop_low_quality
     )

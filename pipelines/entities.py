@@ -9,47 +9,36 @@ from __future__ import annotations
 import shutil
 import uuid
 import zlib
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import apache_beam as beam
 from apache_beam.options.pipeline_options import PipelineOptions
 
+from wikisilver.config import BuildConfig, check_inputs
+from wikisilver.entities.table import entity_row, write_entity_table
 from wikisilver.formats import write_json_atomic
-from wikisilver.config import BuildConfig, check_inputs, sparql_config
-from wikisilver.pipelines.evidence import SparqlTypes
+from wikisilver.pipelines.evidence import GatherEvidence, ReadWikiEvidence
 from wikisilver.pipelines.extract import ExtractArticles
 from wikisilver.pipelines.read import ReadPages
 from wikisilver.pipelines.runner import class_table, prepare_output, run_pipeline
-from wikisilver.pipelines.typing import TypeEntities
+from wikisilver.pipelines.typing import TypeEveryTitle
 
 
 class _WriteEntityPart(beam.DoFn):
+    """(shard, typed titles) -> one part of the table, sorted by title; counts by source and tag."""
+
     def __init__(self, staging: str, shards: int, suffix: str) -> None:
         self.staging = staging
         self.shards = shards
         self.suffix = suffix
 
     def process(self, element) -> Iterator[dict]:
-        from wikisilver.sources import EntityRow, write_entity_table
-
         shard, infos = element
-        rows = sorted(
-            (
-                EntityRow(
-                    title=info.title, dbpedia_class=info.entity.dbpedia_class or "", conll=info.entity.conll,
-                    fine=info.entity.fine, source=info.entity.source, aliases=tuple(info.aliases),
-                )
-                for info in infos
-            ),
-            key=lambda row: row.title,
-        )
+        rows = sorted((entity_row(info) for info in infos), key=lambda row: row.title)
         write_entity_table(rows, str(Path(self.staging) / f"part-{shard:05d}-of-{self.shards:05d}{self.suffix}"))
-        counts: dict[str, int] = {}
-        for row in rows:
-            counts[f"source.{row.source}"] = counts.get(f"source.{row.source}", 0) + 1
-            counts[f"tag.{row.conll}"] = counts.get(f"tag.{row.conll}", 0) + 1
-        yield counts
+        yield dict(Counter([f"source.{row.source}" for row in rows] + [f"tag.{row.conll}" for row in rows]))
 
 
 def run_entities(config: BuildConfig, table_format: str = "tsv") -> dict:
@@ -68,13 +57,9 @@ def run_entities(config: BuildConfig, table_format: str = "tsv") -> dict:
             parsed = pages | "ExtractArticles" >> ExtractArticles(
                 config.lang, config.max_page_chars, config.page_timeout, config.infobox_mappings
             )
-            evidence = dict(parsed)
-            if config.sparql:
-                # The entity table types the dump's own titles (a build asks for its link targets).
-                evidence["sparql"] = parsed["flags"] | "SparqlTypes" >> SparqlTypes(sparql_config(config))
-            infos, _ = evidence | "TypeEntities" >> TypeEntities(
-                config.lang, ontology, table, types_files=config.types, entity_tables=config.entities
-            )
+            wiki = parsed | "WikiEvidence" >> ReadWikiEvidence(config)
+            evidence = wiki | "GatherEvidence" >> GatherEvidence(config)
+            infos = evidence | "TypeEntities" >> TypeEveryTitle(config.lang, ontology, table)
             (
                 infos
                 | "Typed" >> beam.Filter(lambda kv: kv[1].entity is not None)
@@ -96,8 +81,6 @@ def run_entities(config: BuildConfig, table_format: str = "tsv") -> dict:
         for shard in range(shards):
             part = staging / f"part-{shard:05d}-of-{shards:05d}{suffix}"
             if not part.exists():
-                from wikisilver.sources import write_entity_table
-
                 write_entity_table([], str(part))
         staging.rename(target)
     finally:

@@ -1,103 +1,148 @@
-"""Step 1 of the method, its inputs: what the SQL tables, the DBpedia types files, earlier entity
-tables and a SPARQL endpoint say about titles, each keyed by title for the typing join."""
+"""Step 1 of the method, its inputs: what the wiki itself (its dump and SQL tables), the DBpedia types,
+earlier entity tables and a SPARQL endpoint say about titles, each keyed by title for the typing join.
+
+Both jobs gather evidence with the same two composites::
+
+    wiki     = parsed | ReadWikiEvidence(config)                # the dump and its SQL tables
+    evidence = wiki   | GatherEvidence(config, requests)        # + types, SPARQL, entity tables
+
+The build passes its requests (its articles' link targets, redirects followed, see
+``pipelines/redirects.py``): the SPARQL endpoint is asked about those titles and the types are
+filtered to them by a Bloom filter. The entities job passes none: it types every title any source
+knows. Either way, with ``--types-lang`` other than ``--lang`` the types reach the local titles
+through ``langlinks.sql`` only.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import NamedTuple
 
 import apache_beam as beam
+from apache_beam.pvalue import PCollection
 
-from wikisilver.bloom import BloomFilter, filter_size, title_hash
+from wikisilver.config import BuildConfig, sparql_config, title_filter_capacity, types_lang
+from wikisilver.entities import sql
+from wikisilver.entities.bloom import BloomFilter, filter_size, title_hash
+from wikisilver.entities.rdf import iter_instance_types
+from wikisilver.entities.table import read_entity_table
 from wikisilver.pipelines.common import counter
 from wikisilver.records import EntityType, PageFlags
 
-def _sql_rows(kind: str):
-    """A FlatMap over SQL dump files of one table, keyed by page id."""
 
-    def read(path: str) -> Iterator[tuple[int, object]]:
-        from wikisilver import sqldump
+class WikiEvidence(NamedTuple):
+    """What the wiki says about its titles, each keyed by title."""
 
-        reader = {
-            "page": sqldump.iter_page_table, "redirect": sqldump.iter_redirect_table,
-            "langlinks": sqldump.iter_langlinks, "page_props": sqldump.iter_page_props,
-        }[kind]
-        rows = counter(f"sql_{kind}_rows")
-        for row in reader(path):
-            rows.inc()
-            key = row.page_id if kind in ("page", "page_props") else row.from_page_id
-            yield key, row
-
-    return read
+    flags: PCollection  # (title, PageFlags): its pages in the dump, disambiguation per page_props.sql
+    redirects: PCollection  # (redirect title, target title): the dump's and redirect.sql's
+    infobox: PCollection  # (title, DBpedia class of its first mapped infobox)
+    langlinks: PCollection  # (title in the types' language, local title), from langlinks.sql
 
 
-def _join_by_page(element, kind: str, types_lang: str) -> Iterator:
-    """Rows of one page id -> what they say about titles (redirects, disambiguation, langlinks)."""
-    page_id, groups = element
-    titles = sorted(set(groups["dump"]) | {r.title for r in groups["page"] if r.namespace == 0})
-    if not titles:
-        return
-    title = titles[0]
-    if kind == "redirect":
-        for row in groups["rows"]:
-            if row.namespace == 0 and not row.interwiki and row.target_title:
-                yield title, row.target_title
-    elif kind == "page_props":
-        if any(row.name == "disambiguation" for row in groups["rows"]):
-            yield title, PageFlags(title, is_disambiguation=True)
-    elif kind == "langlinks":
-        for row in groups["rows"]:
-            if row.lang == types_lang and row.title:
-                yield row.title, title
+class Evidence(NamedTuple):
+    """All evidence for the typing join, keyed by title: the fields of ``TitleEvidence``."""
+
+    flags: PCollection  # PageFlags
+    aliases: PCollection  # alias titles: redirects, other-language titles, entity-table aliases
+    entities: PCollection  # EntityType rows of --entities tables
+    types: PCollection  # DBpedia classes of --types (in the dump's language)
+    sparql: PCollection  # DBpedia classes from the SPARQL endpoint
+    langlinks: PCollection  # DBpedia classes of the title's equivalent in --types-lang
+    infobox: PCollection  # DBpedia class of the first mapped infobox
 
 
-class SqlTables(beam.PTransform):
-    """redirect.sql, page_props.sql and langlinks.sql joined with page ids -> title-keyed evidence.
+def _none(pipeline, label: str) -> PCollection:
+    """The evidence of a source the run does not use."""
+    return pipeline | label >> beam.Create([])
 
-    Page ids are mapped to titles by the dump itself and, where given, by page.sql (both
-    schemas), so redirect.sql works without page.sql when the dump is complete.
+
+_SQL_READERS = {
+    "page": (sql.iter_page_table, "page_id"), "redirect": (sql.iter_redirect_table, "from_page_id"),
+    "page_props": (sql.iter_page_props, "page_id"), "langlinks": (sql.iter_langlinks, "from_page_id"),
+}
+
+
+def _read_sql(path: str, kind: str) -> Iterator[tuple[int, object]]:
+    """Rows of one SQL table dump, keyed by page id."""
+    reader, key = _SQL_READERS[kind]
+    rows = counter(f"sql_{kind}_rows")
+    for row in reader(path):
+        rows.inc()
+        yield getattr(row, key), row
+
+
+def _page_title(groups) -> str | None:
+    titles = sorted(set(groups["dump"]) | {row.title for row in groups["page"] if row.namespace == 0})
+    return titles[0] if titles else None
+
+
+def _redirects_of_page(element) -> Iterator[tuple[str, str]]:
+    title = _page_title(element[1])
+    for row in element[1]["rows"] if title else ():
+        if row.namespace == 0 and not row.interwiki and row.target_title:
+            yield title, row.target_title
+
+
+def _disambiguation_of_page(element) -> Iterator[tuple[str, PageFlags]]:
+    title = _page_title(element[1])
+    if title and any(row.name == "disambiguation" for row in element[1]["rows"]):
+        yield title, PageFlags(title, is_disambiguation=True)
+
+
+def _langlinks_of_page(element, lang: str) -> Iterator[tuple[str, str]]:
+    title = _page_title(element[1])
+    for row in element[1]["rows"] if title else ():
+        if row.lang == lang and row.title:
+            yield row.title, title
+
+
+class ReadWikiEvidence(beam.PTransform):
+    """The dump's routed pages and the wiki's SQL tables -> :class:`WikiEvidence`.
+
+    SQL rows name pages by id; ids are mapped to titles by the dump itself and, where given, by
+    page.sql (both schemas), so redirect.sql works without page.sql when the dump is complete.
     """
 
-    def __init__(self, page_sql=(), redirect_sql=(), page_props_sql=(), langlinks_sql=(), types_lang="en") -> None:
+    def __init__(self, config: BuildConfig) -> None:
         super().__init__()
-        self.files = {"page": sorted(page_sql), "redirect": sorted(redirect_sql),
-                      "page_props": sorted(page_props_sql), "langlinks": sorted(langlinks_sql)}
-        self.types_lang = types_lang
+        self.files = {"page": sorted(config.page_sql), "redirect": sorted(config.redirect_sql),
+                      "page_props": sorted(config.page_props_sql), "langlinks": sorted(config.langlinks_sql)}
+        self.types_lang = types_lang(config)
 
     def _read(self, pipeline, kind: str):
+        return pipeline | f"{kind}Files" >> beam.Create(self.files[kind]) | f"Read{kind}" >> beam.FlatMap(_read_sql, kind)
+
+    def _by_page(self, page_titles, pages, kind: str, titles_of, *args):
+        """Rows of one table joined with the titles of their page ids; None without the table."""
+        if not self.files[kind]:
+            return None
         return (
-            pipeline
-            | f"{kind}Files" >> beam.Create(self.files[kind])
-            | f"Read{kind}" >> beam.FlatMap(_sql_rows(kind))
+            {"dump": page_titles, "page": pages, "rows": self._read(page_titles.pipeline, kind)}
+            | f"Join{kind}" >> beam.CoGroupByKey()
+            | f"Titles{kind}" >> beam.FlatMap(titles_of, *args)
         )
 
-    def expand(self, page_titles):
-        pipeline = page_titles.pipeline
-        pages = self._read(pipeline, "page")
-        result = {}
-        for kind in ("redirect", "page_props", "langlinks"):
-            if not self.files[kind]:
-                continue
-            rows = self._read(pipeline, kind)
-            result[kind] = (
-                {"dump": page_titles, "page": pages, "rows": rows}
-                | f"Join{kind}" >> beam.CoGroupByKey()
-                | f"Titles{kind}" >> beam.FlatMap(_join_by_page, kind, self.types_lang)
-            )
-        return result
-
-
-def _carry_types(element) -> Iterator[tuple[str, object]]:
-    """Cross-language typing: a page takes the classes of its equivalent in the types' language."""
-    other_title, groups = element
-    classes = sorted(set(groups["types"]))
-    for local_title in sorted(set(groups["local"])):
-        yield local_title, ("alias", other_title)
-        for cls in classes:
-            yield local_title, ("class", cls)
+    def expand(self, parsed) -> WikiEvidence:
+        page_titles = parsed["page_titles"]
+        flags, redirects, langlinks = parsed["flags"], parsed["redirects"], None
+        if self.files["redirect"] or self.files["page_props"] or self.files["langlinks"]:
+            pages = self._read(page_titles.pipeline, "page")
+            sql_redirects = self._by_page(page_titles, pages, "redirect", _redirects_of_page)
+            if sql_redirects is not None:
+                redirects = (
+                    (redirects, sql_redirects) | "AllRedirects" >> beam.Flatten() | "UniqueRedirects" >> beam.Distinct()
+                )
+            disambiguation = self._by_page(page_titles, pages, "page_props", _disambiguation_of_page)
+            if disambiguation is not None:
+                flags = (flags, disambiguation) | "AllFlags" >> beam.Flatten()
+            langlinks = self._by_page(page_titles, pages, "langlinks", _langlinks_of_page, self.types_lang)
+        if langlinks is None:
+            langlinks = _none(page_titles.pipeline, "NoLanglinks")
+        return WikiEvidence(flags, redirects, parsed["infobox_types"], langlinks)
 
 
 class TitleFilterFn(beam.CombineFn):
-    """Titles -> (bits, hashes, bytes) of a Bloom filter holding them (``wikisilver.bloom``).
+    """Titles -> (bits, hashes, bytes) of a Bloom filter holding them (``wikisilver.entities.bloom``).
 
     A bundle's accumulator is a set of title hashes until it would outgrow the bit array, then
     the bit array itself, so a small bundle ships a few kB, never the whole filter.
@@ -146,8 +191,6 @@ class TitleFilterFn(beam.CombineFn):
 
 def _read_types(path: str, title_filter: tuple[int, int, bytes] | None = None) -> Iterator[tuple[str, str]]:
     """(title, class) of a types file; with a filter, only the titles that may be requested."""
-    from wikisilver.sources import iter_instance_types
-
     bloom = BloomFilter(*title_filter) if title_filter is not None else None
     read = dropped = 0
     last_title, wanted = None, True  # a title's classes come on consecutive lines: test it once
@@ -166,14 +209,25 @@ def _read_types(path: str, title_filter: tuple[int, int, bytes] | None = None) -
         counter("type_triples_unrequested").inc(dropped)
 
 
-def _read_entity_table(path: str) -> Iterator[tuple[str, tuple[str, object]]]:
-    """Rows of an earlier run's entity table: the entity and its aliases, keyed by title."""
-    from wikisilver.sources import read_entity_table
-
+def _read_entity_table(path: str) -> Iterator:
+    """Rows of an earlier run's entity table: (title, EntityType), and (title, alias) as "aliases"."""
     for row in read_entity_table(path):
-        yield row.title, ("entity", EntityType(row.title, row.dbpedia_class or None, row.conll, row.fine, "entities"))
+        yield row.title, EntityType(row.title, row.dbpedia_class or None, row.conll, row.fine, "entities")
         for alias in row.aliases:
-            yield row.title, ("alias", alias)
+            yield beam.pvalue.TaggedOutput("aliases", (row.title, alias))
+
+
+def _carried_classes(element) -> Iterator[tuple[str, str]]:
+    """Cross-language typing: a page takes the classes of its equivalent in the types' language."""
+    _other_title, groups = element
+    classes = sorted(set(groups["types"]))
+    for local_title in sorted(set(groups["local"])):
+        for cls in classes:
+            yield local_title, cls
+
+
+def _swap(pair: tuple[str, str]) -> tuple[str, str]:
+    return pair[1], pair[0]
 
 
 class _QuerySparql(beam.DoFn):
@@ -183,24 +237,23 @@ class _QuerySparql(beam.DoFn):
         self.config = config
 
     def process(self, titles: list[str]) -> Iterator[tuple[str, str]]:
-        from wikisilver.sparql import query_types
+        from wikisilver.entities.sparql import query_types
 
-        queried = counter("sparql_titles_queried")
-        queried.inc(len(titles))
+        counter("sparql_titles_queried").inc(len(titles))
         # SparqlError propagates on purpose: partial typing must never pass for a complete corpus.
         yield from query_types(self.config, titles)
 
 
 class SparqlTypes(beam.PTransform):
-    """The distinct titles a run needs -> their DBpedia classes, asked of a SPARQL endpoint."""
+    """Titles keyed by title -> their DBpedia classes, asked of a SPARQL endpoint once per title."""
 
     def __init__(self, config) -> None:
         super().__init__()
         self.config = config
 
-    def expand(self, requests):
+    def expand(self, keyed):
         return (
-            requests
+            keyed
             | "Titles" >> beam.Keys()
             | "DistinctTitles" >> beam.Distinct()
             | "Batch" >> beam.BatchElements(
@@ -208,3 +261,81 @@ class SparqlTypes(beam.PTransform):
             )
             | "Query" >> beam.ParDo(_QuerySparql(self.config))
         )
+
+
+class GatherEvidence(beam.PTransform):
+    """:class:`WikiEvidence` -> :class:`Evidence`: the wiki's own evidence and the run's entity sources.
+
+    ``requests`` chooses what is wanted. The build's (resolved link targets keyed by title, see
+    ``ResolveRedirects``): the endpoint is asked about the requested titles, and the types are
+    read through a Bloom filter of the titles they will be joined with (the requested ones, or
+    with ``--types-lang`` the other-language titles of langlinks.sql). None (the entities job):
+    every title any source knows, so the endpoint is asked about the dump's titles and the types
+    are read whole.
+    """
+
+    def __init__(self, config: BuildConfig, requests: PCollection | None = None) -> None:
+        super().__init__()
+        self.types_files = sorted(config.types)
+        self.entity_tables = sorted(config.entities)
+        self.sparql = sparql_config(config) if config.sparql else None
+        self.types_direct = types_lang(config) == config.lang
+        self.langlinks = bool(config.langlinks_sql)
+        self.filter_capacity = title_filter_capacity(config.dumps)
+        self.requests = requests
+
+    def expand(self, wiki: WikiEvidence) -> Evidence:
+        pipeline = wiki.flags.pipeline
+        aliases = [wiki.redirects | "AliasOfTarget" >> beam.Map(_swap)]
+        types = self._types(pipeline, wiki) if self.types_files else None
+        langlinks = _none(pipeline, "NoLanglinkClasses")
+        if types is not None and self.langlinks:
+            langlinks = (
+                {"types": types, "local": wiki.langlinks}
+                | "JoinLanglinks" >> beam.CoGroupByKey()
+                | "CarryTypes" >> beam.FlatMap(_carried_classes)
+            )
+            aliases.append(wiki.langlinks | "LanglinkAliases" >> beam.Map(_swap))
+        entities = _none(pipeline, "NoEntityTables")
+        if self.entity_tables:
+            rows = (
+                pipeline
+                | "EntityTables" >> beam.Create(self.entity_tables)
+                | "ReadEntityTable" >> beam.FlatMap(_read_entity_table).with_outputs("aliases", main="entities")
+            )
+            entities = rows.entities
+            aliases.append(rows.aliases)
+        sparql = _none(pipeline, "NoSparql")
+        if self.sparql is not None:
+            asked = wiki.flags if self.requests is None else self.requests
+            sparql = asked | "SparqlTypes" >> SparqlTypes(self.sparql)
+        return Evidence(
+            flags=wiki.flags, aliases=tuple(aliases) | "AllAliases" >> beam.Flatten(), entities=entities,
+            types=types if types is not None and self.types_direct else _none(pipeline, "NoTypes"),
+            sparql=sparql, langlinks=langlinks, infobox=wiki.infobox,
+        )
+
+    def _wanted_titles(self, wiki: WikiEvidence) -> PCollection | None:
+        """Titles the types will be joined with, when that set is known (the build), else None."""
+        if self.requests is None:
+            return None
+        keys = []
+        if self.types_direct:
+            keys.append(self.requests | "RequestedTitles" >> beam.Keys())
+        if self.langlinks:
+            keys.append(wiki.langlinks | "LanglinkTitles" >> beam.Keys())
+        return tuple(keys) | "WantedTitles" >> beam.Flatten()
+
+    def _types(self, pipeline, wiki: WikiEvidence) -> PCollection:
+        files = (
+            pipeline
+            | "TypesFiles" >> beam.Create(self.types_files)
+            | "SpreadTypesFiles" >> beam.Reshuffle()  # several files are read by several workers
+        )
+        wanted = self._wanted_titles(wiki)
+        if wanted is None:
+            lines = files | "ReadTypes" >> beam.FlatMap(_read_types)
+        else:
+            title_filter = wanted | "TitleFilter" >> beam.CombineGlobally(TitleFilterFn(self.filter_capacity))
+            lines = files | "ReadTypes" >> beam.FlatMap(_read_types, title_filter=beam.pvalue.AsSingleton(title_filter))
+        return lines | "ReshuffleTypes" >> beam.Reshuffle()

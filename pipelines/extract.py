@@ -10,7 +10,7 @@ import apache_beam as beam
 from wikisilver import wikitext
 from wikisilver.pipelines.common import REJECTS, SKIPPED, Progress, counter
 from wikisilver.records import Article, Page, PageFlags, PageReject
-from wikisilver.sources import infobox_class, load_infobox_mappings
+from wikisilver.entities.infobox import infobox_class, load_infobox_mappings
 from wikisilver.titles import normalize_title
 
 class _RoutePage(beam.DoFn):

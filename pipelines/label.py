@@ -8,19 +8,19 @@ import apache_beam as beam
 
 from wikisilver.labels import LabelConfig, Labeller
 from wikisilver.pipelines.common import COUNTS, REJECTS, Progress, counts, reject
-from wikisilver.pipelines.redirects import OWN, article_key
+from wikisilver.pipelines.redirects import ArticleTarget, article_key
 from wikisilver.records import Article, PageReject, TargetInfo
 
 
-def split_targets(joined: Iterable[tuple[str, TargetInfo | None]]) -> tuple[dict[str, TargetInfo], TargetInfo | None]:
+def split_targets(joined: Iterable[ArticleTarget]) -> tuple[dict[str, TargetInfo], TargetInfo | None]:
     """An article's joined targets -> (what its links point to, by link target; the article's own title)."""
     targets: dict[str, TargetInfo] = {}
     own = None
-    for original, info in joined:
-        if original == OWN:
-            own = info
-        elif info is not None:
-            targets[original] = info
+    for target in joined:
+        if target.own:
+            own = target.info
+        elif target.info is not None:
+            targets[target.written] = target.info
     return targets, own
 
 

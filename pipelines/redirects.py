@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import apache_beam as beam
 
-from wikisilver.records import Article
+from wikisilver.records import Article, TargetInfo, compact_pickle
 
-OWN = "\x00own"  # marks the request for an article's own title
+
+@compact_pickle
+@dataclass(frozen=True)
+class ArticleTarget:
+    """What one article is sent about one title it asked for: a link target, or its own title."""
+
+    written: str  # the title as the article wrote it (its own title: the article's title)
+    info: TargetInfo  # what is known of the title, redirects followed
+    own: bool = False  # the article's own title rather than one of its link targets
 
 
 def article_key(article: Article) -> tuple[int, str]:
@@ -72,7 +81,7 @@ def _follow_redirect(element) -> Iterator[tuple[str, tuple[str, tuple]]]:
 
 
 class ResolveRedirects(beam.PTransform):
-    """Articles + redirects -> (resolved title, (title as written, ((article key, own title?), …))).
+    """(articles, redirects) -> (resolved title, (title as written, ((article key, own title?), …))).
 
     The redirect table is resolved first (``hops`` rounds of a self-join, so chains of up to
     ``hops + 1`` redirects end on their final target; loops and longer chains end on a redirect
@@ -85,7 +94,7 @@ class ResolveRedirects(beam.PTransform):
         self.hops = hops
 
     def expand(self, inputs):
-        redirects = inputs["redirects"]
+        articles, redirects = inputs
         chains = redirects | "ChainStart" >> beam.Map(lambda st: (st[1], (st[0], st[1])))
         for hop in range(self.hops):
             chains = (
@@ -95,7 +104,7 @@ class ResolveRedirects(beam.PTransform):
             )
         resolved = chains | "ResolvedRedirects" >> beam.Map(lambda kv: (kv[1][0], kv[1][1]))
         requests = (
-            inputs["articles"]
+            articles
             | "Requests" >> beam.FlatMap(_requests)
             | "CollectRequests" >> beam.CombinePerKey(_CollectRequests())
         )

@@ -9,7 +9,7 @@ from wikisilver.dump import iter_pages
 from wikisilver.labels import Labeller
 from wikisilver.ontology import load_builtin_ontology, most_specific, resolve_classes, tag_for_class
 from wikisilver.records import Article, EntityType, TargetInfo
-from wikisilver.sources import iter_instance_types
+from wikisilver.entities.rdf import iter_instance_types
 from wikisilver.text import get_processor
 from wikisilver.titles import normalize_title
 

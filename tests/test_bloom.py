@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from wikisilver.bloom import BloomFilter, filter_size, title_hash
+from wikisilver.entities.bloom import BloomFilter, filter_size, title_hash
 
 TITLES = [f"Title {i} (disambiguation {i % 7})" for i in range(20_000)] + ["Budapest", "Pécs", "Москва", "東京"]
 

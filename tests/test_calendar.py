@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from wikisilver.calendar import calendar_words, is_calendar_title
+from wikisilver.entities.calendar import calendar_words, is_calendar_title
 from wikisilver.resources import load_toml
 
 CALENDAR = {

@@ -204,8 +204,10 @@ def test_articles_are_sent_only_the_targets_the_labeller_can_use(tmp_path):
     import apache_beam as beam
     from apache_beam.testing.util import assert_that, equal_to
 
+    from wikisilver.config import BuildConfig
+    from wikisilver.pipelines.evidence import GatherEvidence, WikiEvidence
     from wikisilver.pipelines.runner import class_table
-    from wikisilver.pipelines.typing import TypeEntities
+    from wikisilver.pipelines.typing import TypeRequestedTitles
     from wikisilver.records import PageFlags
 
     types = tmp_path / "types.ttl"
@@ -226,11 +228,11 @@ def test_articles_are_sent_only_the_targets_the_labeller_can_use(tmp_path):
             ("Nowhere", ("Nowhere", ((article, False),))),
         ])
         empty = pipeline | "Nothing" >> beam.Create([])
-        targets, _ = {"flags": flags, "request": requests, "infobox_types": empty, "redirects": empty} | TypeEntities(
-            "en", ontology, table, types_files=[str(types)], filter_capacity=1000,
-        )
-        sent = targets | beam.Map(lambda kv: (kv[0], kv[1][0], kv[1][1].title,
-                                              kv[1][1].entity.conll if kv[1][1].entity else None))
+        config = BuildConfig(dumps=(), lang="en", out="", types=(str(types),))
+        evidence = WikiEvidence(flags, redirects=empty, infobox=empty, langlinks=empty) | GatherEvidence(config, requests)
+        targets, _ = evidence | TypeRequestedTitles("en", ontology, table, requests)
+        sent = targets | beam.Map(lambda kv: (kv[0], kv[1].written, kv[1].info.title,
+                                              kv[1].info.entity.conll if kv[1].info.entity else None))
         assert_that(sent, equal_to([(article, "Budapest", "Budapest", "LOC"), (article, "Mercury", "Mercury", None)]))
 
 

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ENWIKI_EXTRACT, shared_file
+from conftest import ENWIKI_EXTRACT, TYPES_100K, shared_file
 from build_support import check_accounting, read_corpus
 from wikisilver.cli import main
 from wikisilver.config import demo_inputs
 from wikisilver.dump import iter_pages
-from wikisilver.sources import infobox_class, load_infobox_mappings
+from wikisilver.entities.infobox import infobox_class, load_infobox_mappings
 from wikisilver.wikitext import template_names
 
 DEMO_DUMP, DEMO_TYPES = demo_inputs()
@@ -152,6 +152,78 @@ def test_cross_language_typing_through_langlinks(tmp_path):
     assert first["dbpedia_tags"][:2] == ["B-City", "B-Country"]
     stats = json.loads((out / "stats.json").read_text())
     assert stats["titles_typed_by_source"] == {"langlinks": 3}
+
+
+MALTESE = {  # page id -> (title, English title): real pages of mtwiki-20160111-page.sql
+    1571: ("Franza", "France"), 1572: ("Ġermanja", "Germany"), 1573: ("Spanja", "Spain"),
+    1574: ("Renju Unit", "United Kingdom"), 13425: ("Ruma", "Rome"), 945: ("Italja", "Italy"),
+}
+
+
+def mysqldump_langlinks(links: list[tuple[int, str, str]]) -> str:
+    """A langlinks table as Wikimedia's mysqldump writes it (the 2016 schema)."""
+    values = ",".join(f"({page},'{lang}','{title}')" for page, lang, title in links)
+    return (
+        "-- MySQL dump 10.13  Distrib 5.5.46, for debian-linux-gnu (x86_64)\n--\n"
+        "-- Host: 10.64.16.27    Database: mtwiki\n\n"
+        "DROP TABLE IF EXISTS `langlinks`;\n"
+        "/*!40101 SET @saved_cs_client     = @@character_set_client */;\n"
+        "CREATE TABLE `langlinks` (\n"
+        "  `ll_from` int(8) unsigned NOT NULL DEFAULT '0',\n"
+        "  `ll_lang` varbinary(20) NOT NULL DEFAULT '',\n"
+        "  `ll_title` varbinary(255) NOT NULL DEFAULT '',\n"
+        "  UNIQUE KEY `ll_from` (`ll_from`,`ll_lang`),\n"
+        "  KEY `ll_lang` (`ll_lang`,`ll_title`)\n"
+        ") ENGINE=InnoDB DEFAULT CHARSET=binary;\n\n"
+        "LOCK TABLES `langlinks` WRITE;\n/*!40000 ALTER TABLE `langlinks` DISABLE KEYS */;\n"
+        f"INSERT INTO `langlinks` VALUES {values};\n"
+        "/*!40000 ALTER TABLE `langlinks` ENABLE KEYS */;\nUNLOCK TABLES;\n"
+    )
+
+
+@pytest.mark.slow
+def test_entities_job_types_by_the_langlinks_language_as_the_build_does(tmp_path):
+    """``entities --types-lang en --langlinks-sql``: Maltese titles take their English page's class and
+    title (as an alias); English titles never become rows. The build types the same links alike."""
+    page_sql, redirect_sql = shared_file("sql/mtwiki-20160111-page.sql"), shared_file("sql/mtwiki-20160111-redirect.sql")
+    links = [(page, "en", english) for page, (_, english) in MALTESE.items()]
+    links += [(1571, "de", "Frankreich"), (1573, "it", "Spagna")]  # other languages are not --types-lang
+    langlinks = tmp_path / "mtwiki-20160111-langlinks.sql"
+    langlinks.write_text(mysqldump_langlinks(links), encoding="utf-8")
+    text = "[[Franza]], [[Ġermanja]], [[España]] u [[Ruma]] huma fl-Ewropa."  # España: a redirect in redirect.sql
+    pages = [(2389, "Ewropa", text)] + [
+        (page, title, f"'''{title}''' hija pajjiż.") for page, (title, _) in MALTESE.items() if page != 945
+    ]  # Italja (945) is known from page.sql only
+    body = "".join(
+        f"  <page>\n    <title>{title}</title>\n    <ns>0</ns>\n    <id>{page}</id>\n    <revision><id>{page}0</id>"
+        f"<text xml:space=\"preserve\">{wikitext}</text></revision>\n  </page>\n"
+        for page, title, wikitext in pages
+    )
+    dump = tmp_path / "mtwiki-20160111-pages-articles.xml.bz2"
+    dump.write_bytes(bz2.compress(f"<mediawiki>\n{body}</mediawiki>\n".encode()))
+    sources = ["--dump", str(dump), "--lang", "mt", "--types", str(shared_file(TYPES_100K)), "--types-lang", "en",
+               "--langlinks-sql", str(langlinks), "--page-sql", str(page_sql), "--redirect-sql", str(redirect_sql)]
+    table = tmp_path / "table"
+    assert main(["entities", *sources, "--out", str(table)]) == 0
+    rows = {row[0]: row for part in sorted((table / "entities").glob("*.tsv"))
+            for row in (line.split("\t") for line in part.read_text(encoding="utf-8").splitlines()[1:])}
+    typed = {title: row[1:5] for title, row in rows.items() if row[4] == "langlinks"}
+    assert typed == {
+        "Franza": ["Country", "LOC", "GPE", "langlinks"], "Ġermanja": ["Country", "LOC", "GPE", "langlinks"],
+        "Spanja": ["Country", "LOC", "GPE", "langlinks"], "Renju Unit": ["Country", "LOC", "GPE", "langlinks"],
+        "Ruma": ["City", "LOC", "GPE", "langlinks"], "Italja": ["Country", "LOC", "GPE", "langlinks"],
+    }
+    for title, english in MALTESE.values():
+        assert english in rows[title][5].split("|")
+    assert {"España", "Spain"} <= set(rows["Spanja"][5].split("|"))  # from redirect.sql and langlinks.sql
+    assert not {english for _, english in MALTESE.values()} & set(rows), "English titles are no local rows"
+    assert {row[4] for row in rows.values()} <= {"langlinks", "calendar"}
+    out = tmp_path / "corpus"
+    assert main(["build", *sources, "--out", str(out)]) == 0
+    spans = [span for row in read_corpus(out) if row["title"] == "Ewropa" for span in row["spans"]]
+    assert [(span["target"], span["dbpedia_class"]) for span in spans] == [
+        (title, rows[title][1]) for title in ("Franza", "Ġermanja", "Spanja", "Ruma")
+    ]
 
 
 def test_types_in_another_language_need_langlinks(tmp_path, capsys):

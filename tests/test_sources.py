@@ -11,20 +11,10 @@ from pathlib import Path
 import pytest
 
 from conftest import TYPES_100K, TYPES_111K, shared_file
+from wikisilver.entities.infobox import infobox_class, load_infobox_mappings, template_key
+from wikisilver.entities.rdf import TripleReadStats, iter_instance_types, iter_same_as, iter_triples, resource_title
+from wikisilver.entities.table import EntityRow, read_entity_table, write_entity_table
 from wikisilver.errors import InputError
-from wikisilver.sources import (
-    EntityRow,
-    TripleReadStats,
-    infobox_class,
-    iter_instance_types,
-    iter_same_as,
-    iter_triples,
-    load_infobox_mappings,
-    read_entity_table,
-    resource_title,
-    template_key,
-    write_entity_table,
-)
 
 RDF_TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
 
@@ -61,7 +51,7 @@ def test_ntriples_types_with_malformed_line(tmp_path: Path, caplog: pytest.LogCa
     path = tmp_path / "types.nt"
     path.write_text(NTRIPLES, encoding="utf-8")
     stats = TripleReadStats()
-    with caplog.at_level(logging.WARNING, logger="wikisilver.sources"):
+    with caplog.at_level(logging.WARNING, logger="wikisilver.entities.rdf"):
         pairs = list(iter_instance_types(str(path), stats))
     assert pairs == [
         ("Abraham Lincoln", "OfficeHolder"),

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from conftest import shared_file
 from wikisilver.errors import InputError
-from wikisilver.sqldump import (
+from wikisilver.entities.sql import (
     PageRow,
     RedirectRow,
     SqlReadStats,
@@ -137,7 +137,7 @@ def test_malformed_tuple_is_skipped_counted_and_warned(tmp_path: Path, caplog: p
     bad = CURRENT_PAGE.replace("(4,0,'Budapest',", "(4,0,'Budapest' oops,")
     path = write(tmp_path, "page.sql", bad)
     stats = SqlReadStats()
-    with caplog.at_level(logging.WARNING, logger="wikisilver.sqldump"):
+    with caplog.at_level(logging.WARNING, logger="wikisilver.entities.sql"):
         titles = [row.title for row in iter_page_table(path, stats)]
     assert "Budapest" not in titles
     assert titles[:2] == ["Kezdőlap", "Magyar Köztársaság"]  # the scan resumed after the bad tuple

@@ -23,7 +23,7 @@ from wikisilver.errors import InputError
 from wikisilver.labels import RULES
 
 if TYPE_CHECKING:
-    from wikisilver.sparql import SparqlConfig
+    from wikisilver.entities.sparql import SparqlConfig
 
 
 @dataclass(frozen=True)
@@ -252,7 +252,7 @@ def check_inputs(config: BuildConfig) -> None:
     if not (config.types or config.entities or config.infobox_mappings or config.sparql):
         raise InputError(None, "no entity source: give --types, --entities, --infobox-mappings or --sparql")
     if config.sparql:
-        from wikisilver.sparql import check_endpoint
+        from wikisilver.entities.sparql import check_endpoint
 
         check_endpoint(sparql_config(config))
     unknown = sorted(set(config.disabled_rules) - set(RULES))
@@ -289,7 +289,7 @@ def types_lang(config: BuildConfig) -> str:
 
 def sparql_config(config: BuildConfig) -> SparqlConfig:
     """The SPARQL client settings of a config."""
-    from wikisilver.sparql import SparqlConfig
+    from wikisilver.entities.sparql import SparqlConfig
 
     return SparqlConfig(
         endpoint=config.sparql, batch_size=config.sparql_batch_size, timeout=config.sparql_timeout,

@@ -34,7 +34,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from wikisilver.calendar import calendar_words, is_calendar_title
+from wikisilver.entities.calendar import calendar_words, is_calendar_title
 from wikisilver.records import Article, EntitySpan, EntityType, LabelledSentence, TargetInfo
 from wikisilver.resources import has_mapping, load_toml
 from wikisilver.text.base import is_capitalized

@@ -1,6 +1,6 @@
 """Step 1 input: entity types from a SPARQL endpoint (a user's own DBpedia mirror).
 
-The alternative to reading DBpedia's instance-type dump (:func:`wikisilver.sources.iter_instance_types`):
+The alternative to reading DBpedia's instance-type dump (:func:`wikisilver.entities.rdf.iter_instance_types`):
 ask a Virtuoso/Oxigraph/Fuseki mirror for the ``rdf:type`` classes, in the DBpedia ontology
 namespace, of the titles a run needs. Titles go in batches as a ``VALUES`` list of resource IRIs,
 escaped the way DBpedia writes them (:func:`resource_iris`), through SPARQLWrapper with JSON

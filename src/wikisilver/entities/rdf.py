@@ -1,19 +1,16 @@
-"""Step 1 inputs: the readers of the sources that type entities, as streaming pure functions.
+"""Step 1 of the method, its main source: DBpedia's RDF, read as streaming pure functions.
 
-* DBpedia instance types (``rdf:type`` triples, N-Triples or Turtle, optionally bz2/gz):
+* DBpedia instance types (``rdf:type`` triples, N-Triples or Turtle, optionally bz2/gz/xz):
   :func:`iter_instance_types`. Tens of millions of lines, so no rdflib: a one-regex fast path for
   the N-Triples layout DBpedia ships, and a small line tokenizer for Turtle (``@prefix``/``PREFIX``
   declarations, prefixed names, ``a``, and ``;``/``,`` continuations across lines).
-* DBpedia's infobox mappings (RML in Turtle, one file per template):
-  :func:`load_infobox_mappings` and :func:`infobox_class`, the fallback typer for articles that
-  DBpedia's type dump misses but that use a mapped infobox.
 * DBpedia ``owl:sameAs`` links to other-language chapters: :func:`iter_same_as` (aliases and
   cross-language typing).
-* The entity table a previous run wrote (TSV or Parquet): :class:`EntityRow`,
-  :func:`write_entity_table`, :func:`read_entity_table`.
 
-Malformed input is skipped and counted in :class:`TripleReadStats`, with a warning naming file
-and line; an unreadable file raises :class:`InputError`.
+The Turtle terms (:data:`TURTLE_TERM`, :class:`TurtleState`) also serve the infobox mappings
+(:mod:`wikisilver.entities.infobox`). Malformed input is skipped and counted in
+:class:`TripleReadStats`, with a warning naming file and line; an unreadable file raises
+:class:`InputError`.
 """
 
 from __future__ import annotations
@@ -24,9 +21,8 @@ import io
 import logging
 import lzma
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from urllib.parse import unquote
 
 from wikisilver.errors import InputError
@@ -48,7 +44,7 @@ _NOT_LANGUAGES = frozenset({"wikidata", "commons", "global", "www", "live"})
 _NT_LINE = re.compile(r"^<([^>\s]*)>\s+<([^>\s]*)>\s+<([^>\s]*)>\s*\.\s*(?:#.*)?$")
 # Turtle terms on one line: IRI, literal (with language tag or datatype), punctuation, or a
 # prefixed name / keyword (local names may contain backslash escapes and inner dots).
-_TOKEN = re.compile(
+TURTLE_TERM = re.compile(
     r"""\s*(?:
       (<[^>]*>)
     | ("(?:[^"\\]|\\.)*"(?:@[A-Za-z\-]+|\^\^\S+?)?(?=[\s;,.]|$))
@@ -139,7 +135,7 @@ def resource_title(iri: str) -> tuple[str, str] | None:
     return (lang, title) if title else None
 
 
-def _ontology_class(iri: str) -> str | None:
+def ontology_class(iri: str) -> str | None:
     """Local name of a DBpedia ontology class IRI; None for properties and foreign types.
 
     Real dumps also carry ``dbo:Wikidata:Q5``-style objects; those are not ontology classes.
@@ -152,7 +148,7 @@ def _ontology_class(iri: str) -> str | None:
     return local
 
 
-class _TurtleState:
+class TurtleState:
     """Prefixes and the pending subject/predicate of a Turtle statement spanning lines."""
 
     def __init__(self) -> None:
@@ -183,7 +179,7 @@ class _TurtleState:
 
 
 def _turtle_triples(
-    line: str, number: int, state: _TurtleState, warner: _Warner
+    line: str, number: int, state: TurtleState, warner: _Warner
 ) -> Iterator[tuple[str, str, str]]:
     """Triples completed on one Turtle line (the statement may have started on earlier lines)."""
     stripped = line.strip()
@@ -199,7 +195,7 @@ def _turtle_triples(
     pos, end = 0, len(line)
     pending: list[tuple[str, str, str]] = []
     while pos < end:
-        m = _TOKEN.match(line, pos)
+        m = TURTLE_TERM.match(line, pos)
         if m is None or m.end() == pos:
             if line[pos:].strip():
                 warner.malformed(number, f"unreadable term at column {pos + 1}")
@@ -253,7 +249,7 @@ def iter_triples(path: str, stats: TripleReadStats | None = None) -> Iterator[tu
     """
     stats = stats if stats is not None else TripleReadStats()
     warner = _Warner(path, stats)
-    state = _TurtleState()
+    state = TurtleState()
     nt_match = _NT_LINE.match
     first_content = True
     for number, line in _lines(path):
@@ -291,7 +287,7 @@ def iter_instance_types(path: str, stats: TripleReadStats | None = None) -> Iter
         if predicate != RDF_TYPE:
             stats.other_predicates += 1
             continue
-        cls = _ontology_class(obj)
+        cls = ontology_class(obj)
         if cls is None:
             stats.other_objects += 1
             continue
@@ -325,254 +321,3 @@ def iter_same_as(path: str, stats: TripleReadStats | None = None) -> Iterator[tu
             continue
         stats.kept += 1
         yield source[1], target[0], target[1]
-
-
-# ---------------------------------------------------------------------------------------------
-# Infobox mappings
-
-_MAPPING_FILE = re.compile(r"^Mapping_[\w\-]+:(.+)\.ttl$")
-_BLOCK_END = re.compile(r"\s\.\s*$", re.MULTILINE)
-_SUBJECT_MAP = re.compile(r"^<SubjectMap>\s", re.MULTILINE)
-_CLASS_MAPPING = re.compile(r"^<ConditionalMapping/[^>]*/ClassMapping>\s", re.MULTILINE)
-_FILE_PREFIX = re.compile(r"^@prefix\s+([\w\-]*):\s*<([^>]*)>", re.MULTILINE)
-_TEMPLATE_NS = re.compile(r"^(?:template|vorlage|sablon|modèle|plantilla|sjabloon)\s*:\s*", re.IGNORECASE)
-# DBpedia's placeholder for templates mapped without a class; it is no ontology class.
-_PLACEHOLDER_CLASSES = frozenset({"Unknown"})
-
-
-def template_key(name: str) -> str:
-    """The lookup key of a template name: no namespace prefix, spaces, first letter upper."""
-    return normalize_title(_TEMPLATE_NS.sub("", name.strip()))
-
-
-def _block_pairs(text: str, start: int, prefixes: dict[str, str]) -> list[tuple[str, str]]:
-    """(predicate, object) pairs of the Turtle statement starting at ``start``, IRIs expanded."""
-    end_match = _BLOCK_END.search(text, start)
-    block = text[start : end_match.end() if end_match else len(text)]
-    state = _TurtleState()
-    state.prefixes = prefixes
-    pairs: list[tuple[str, str]] = []
-    subject: str | None = None
-    predicate: str | None = None
-    pos = 0
-    while pos < len(block):
-        m = _TOKEN.match(block, pos)
-        if m is None or m.end() == pos:
-            break
-        pos = m.end()
-        iri, literal, punct, dot, _comment, name = m.groups()
-        token = iri or literal or name
-        if token is not None:
-            term = state.expand(token) or token
-            if subject is None:
-                subject = term
-            elif predicate is None:
-                predicate = term
-            else:
-                pairs.append((predicate, term))
-        elif punct == ";":
-            predicate = None
-        elif dot:
-            break
-    return pairs
-
-
-def _mapping_classes(text: str) -> tuple[str, ...]:
-    """Classes of one mapping file: the main subject map's, then conditional ones.
-
-    Order matters: the first class is the one :func:`infobox_class` uses. Unconditional
-    ``rr:class`` values of the main ``<SubjectMap>`` come first; for a conditional mapping
-    (no main class) the fallback — the condition without ``crml:equalCondition``, the class
-    DBpedia gives when no condition holds — comes first, then the conditional classes in order.
-    """
-    prefixes = {m.group(1): m.group(2) for m in _FILE_PREFIX.finditer(text)}
-    main: list[str] = []
-    m = _SUBJECT_MAP.search(text)
-    if m:
-        main = [o for p, o in _block_pairs(text, m.start(), prefixes) if p == "http://www.w3.org/ns/r2rml#class"]
-    fallback: list[str] = []
-    conditional: list[str] = []
-    for m in _CLASS_MAPPING.finditer(text):
-        pairs = _block_pairs(text, m.start(), prefixes)
-        if ("http://www.w3.org/ns/r2rml#predicate", RDF_TYPE) not in pairs:
-            continue
-        objects = [o for p, o in pairs if p == "http://www.w3.org/ns/r2rml#object"]
-        has_condition = any(p.endswith("#equalCondition") for p, _ in pairs)
-        (conditional if has_condition else fallback).extend(objects)
-    classes: list[str] = []
-    for iri in main + fallback + conditional:
-        cls = _ontology_class(iri)
-        if cls and cls not in _PLACEHOLDER_CLASSES and cls not in classes:
-            classes.append(cls)
-    return tuple(classes)
-
-
-def load_infobox_mappings(directory: str) -> dict[str, tuple[str, ...]]:
-    """Template key (see :func:`template_key`) -> DBpedia classes, from one language's mapping dir.
-
-    Reads ``Mapping_<lang>:<Template>.ttl`` files (names percent-decoded). Empty files and
-    mappings that give no ontology class are left out; several classes are kept (conditional
-    mappings), the first being the one used for typing.
-    """
-    root = Path(directory)
-    if not root.is_dir():
-        raise InputError(directory, "infobox mapping directory not found")
-    mappings: dict[str, tuple[str, ...]] = {}
-    for path in sorted(root.iterdir()):
-        m = _MAPPING_FILE.match(unquote(path.name))
-        if m is None:
-            continue
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError as err:
-            raise InputError(str(path), f"cannot read mapping: {err.strerror or err}") from None
-        if not text.strip():
-            continue
-        classes = _mapping_classes(text)
-        if classes:
-            mappings[template_key(m.group(1))] = classes
-    if not mappings:
-        log.warning("%s: no infobox mappings found", directory)
-    return mappings
-
-
-def infobox_class(template_names: Iterable[str], mappings: dict[str, tuple[str, ...]]) -> str | None:
-    """The class given by the first mapped infobox among an article's templates, in page order.
-
-    An article with two mapped infoboxes (a person box, then an embedded military-unit box) is
-    typed by the first, which is the one describing the article's subject. Names are matched by
-    :func:`template_key`, and if that fails with the rest of the name lower-cased, as template
-    redirects often differ only in case (``Infobox Settlement``).
-    """
-    lowered: dict[str, str] | None = None
-    for name in template_names:
-        key = template_key(name)
-        classes = mappings.get(key)
-        if classes is None and key:
-            if lowered is None:
-                lowered = {k.lower(): k for k in mappings}
-            original = lowered.get(key.lower())
-            classes = mappings.get(original) if original else None
-        if classes:
-            return classes[0]
-    return None
-
-
-# ---------------------------------------------------------------------------------------------
-# Entity tables
-
-ENTITY_COLUMNS = ("title", "dbpedia_class", "conll", "fine", "source", "aliases")
-ALIAS_SEPARATOR = "|"
-
-
-@dataclass(frozen=True)
-class EntityRow:
-    """One typed title of an entity table (step 1 output, reusable as input of a later run)."""
-
-    title: str
-    dbpedia_class: str  # "" when untyped
-    conll: str
-    fine: str = "O"
-    source: str = ""
-    aliases: tuple[str, ...] = ()
-
-
-def _clean_cell(value: str) -> str:
-    # Titles never hold tabs or newlines; anything that does would break the TSV's rows.
-    return value.replace("\t", " ").replace("\n", " ").replace("\r", " ")
-
-
-def write_entity_table(rows: Iterable[EntityRow], path: str) -> int:
-    """Write an entity table, TSV with a header (or Parquet if ``path`` ends in .parquet).
-
-    Aliases are joined by ``|``; an alias that itself contains ``|`` is dropped (MediaWiki
-    titles cannot contain it). Returns the number of rows written.
-    """
-    if str(path).endswith(".parquet"):
-        return _write_parquet(rows, path)
-    count = 0
-    with open(path, "w", encoding="utf-8", newline="\n") as out:
-        out.write("\t".join(ENTITY_COLUMNS) + "\n")
-        for row in rows:
-            aliases = ALIAS_SEPARATOR.join(_clean_cell(a) for a in row.aliases if ALIAS_SEPARATOR not in a)
-            cells = (row.title, row.dbpedia_class or "", row.conll, row.fine, row.source, aliases)
-            out.write("\t".join(_clean_cell(c) for c in cells) + "\n")
-            count += 1
-    return count
-
-
-def _write_parquet(rows: Iterable[EntityRow], path: str) -> int:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    schema = pa.schema([(c, pa.string()) for c in ENTITY_COLUMNS[:-1]] + [("aliases", pa.list_(pa.string()))])
-    count = 0
-    with pq.ParquetWriter(path, schema) as writer:
-        batch: list[EntityRow] = []
-
-        def flush() -> None:
-            columns = {c: [getattr(r, c) or "" for r in batch] for c in ENTITY_COLUMNS[:-1]}
-            columns["aliases"] = [list(r.aliases) for r in batch]
-            writer.write_table(pa.table(columns, schema=schema))
-            batch.clear()
-
-        for row in rows:
-            batch.append(row)
-            count += 1
-            if len(batch) >= 50_000:
-                flush()
-        if batch or count == 0:
-            flush()
-    return count
-
-
-def read_entity_table(path: str) -> Iterator[EntityRow]:
-    """Rows of an entity table written by :func:`write_entity_table` (TSV or Parquet)."""
-    try:
-        with open(path, "rb") as probe:
-            magic = probe.read(4)
-    except OSError as err:
-        raise InputError(path, f"cannot open entity table: {err.strerror or err}") from None
-    if magic == b"PAR1":
-        yield from _read_parquet(path)
-        return
-    with open_text(path) as handle:
-        header = handle.readline().rstrip("\n").split("\t")
-        if tuple(header[: len(ENTITY_COLUMNS)]) != ENTITY_COLUMNS:
-            raise InputError(path, f"not an entity table: header must be {' '.join(ENTITY_COLUMNS)}", "line 1")
-        for number, line in enumerate(handle, 2):
-            line = line.rstrip("\n")
-            if not line:
-                continue
-            cells = line.split("\t")
-            if len(cells) < 5 or not cells[0]:
-                raise InputError(path, f"expected {len(ENTITY_COLUMNS)} tab-separated columns", f"line {number}")
-            cells += [""] * (len(ENTITY_COLUMNS) - len(cells))
-            title, cls, conll, fine, source, aliases = cells[:6]
-            yield EntityRow(title, cls, conll, fine, source, tuple(a for a in aliases.split(ALIAS_SEPARATOR) if a))
-
-
-def _read_parquet(path: str) -> Iterator[EntityRow]:
-    import pyarrow.parquet as pq
-
-    try:
-        parquet = pq.ParquetFile(path)
-    except Exception as err:  # pyarrow raises several unrelated types for a bad file
-        raise InputError(path, f"unreadable Parquet entity table ({err})") from None
-    missing = [c for c in ENTITY_COLUMNS if c not in parquet.schema_arrow.names]
-    if missing:
-        raise InputError(path, f"Parquet entity table lacks column(s) {', '.join(missing)}")
-    for batch in parquet.iter_batches(columns=list(ENTITY_COLUMNS)):
-        columns = batch.to_pydict()
-        for i in range(batch.num_rows):
-            aliases = columns["aliases"][i]
-            if isinstance(aliases, str):
-                aliases = [a for a in aliases.split(ALIAS_SEPARATOR) if a]
-            yield EntityRow(
-                columns["title"][i],
-                columns["dbpedia_class"][i] or "",
-                columns["conll"][i] or "O",
-                columns["fine"][i] or "O",
-                columns["source"][i] or "",
-                tuple(aliases or ()),
-            )
