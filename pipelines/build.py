@@ -48,7 +48,7 @@ from wikisilver.pipelines.runner import (
     run_pipeline,
     staged,
 )
-from wikisilver.pipelines.stats import CollectStats, read_counts
+from wikisilver.pipelines.stats import WriteCounts, read_counts
 from wikisilver.pipelines.typing import TypeRequestedTitles
 from wikisilver.pipelines.write import WriteCorpus, WriteRejects, part_name
 from wikisilver.stats import make_stats
@@ -60,29 +60,26 @@ def build_pipeline(pipeline: beam.Pipeline, config: BuildConfig, staging: str, c
     """The build job; ``classes``: :func:`class_table` of ``config.ontology``, loaded by the caller."""
     ontology, table = classes
     progress = config.progress_interval
-    pages, read_rejects = pipeline | "ReadPages" >> ReadPages(config.dumps, multistream_indexes(config), progress)
-    parsed = pages | "ExtractArticles" >> ExtractArticles(
+    read = pipeline | "ReadPages" >> ReadPages(config.dumps, multistream_indexes(config), progress)
+    parsed = read.pages | "ExtractArticles" >> ExtractArticles(
         config.lang, config.max_page_chars, config.page_timeout, config.infobox_mappings, progress,
         namespaces=wiki_namespaces(config.dumps),
     )
     wiki = parsed | "WikiEvidence" >> ReadWikiEvidence(config)
-    requests = (parsed["articles"], wiki.redirects) | "ResolveRedirects" >> ResolveRedirects(config.redirect_hops)
+    requests = (parsed.articles, wiki.redirects) | "ResolveRedirects" >> ResolveRedirects(config.redirect_hops)
     evidence = wiki | "GatherEvidence" >> GatherEvidence(config, requests)
-    targets, typing_counts = evidence | "TypeEntities" >> TypeRequestedTitles(config.lang, ontology, table, requests)
+    typed = evidence | "TypeEntities" >> TypeRequestedTitles(config.lang, ontology, table, requests)
     label_config = LabelConfig(
         disabled_rules=frozenset(config.disabled_rules), keep_low_quality=not config.drop_low_quality
     )
-    sentences, counts, label_rejects = {"articles": parsed["articles"], "targets": targets} | (
-        "LabelSentences" >> LabelSentences(config.lang, config.text_backend, label_config, progress)
+    labelled = (parsed.articles, typed.targets) | "LabelSentences" >> LabelSentences(
+        config.lang, config.text_backend, label_config, progress
     )
-    sentences | "WriteCorpus" >> WriteCorpus(staging, config.shards, progress)
-    rejects = (read_rejects, parsed["rejects"], label_rejects) | "AllRejects" >> beam.Flatten()
+    labelled.sentences | "WriteCorpus" >> WriteCorpus(staging, config.shards, progress)
+    rejects = (read.rejects, parsed.rejects, labelled.rejects) | "AllRejects" >> beam.Flatten()
     rejects | "WriteRejects" >> WriteRejects(staging, config.shards)
-    {
-        "pages": pages, "read_rejects": read_rejects, "rejects": (parsed["rejects"], label_rejects)
-        | "PageRejects" >> beam.Flatten(), "skipped": parsed["skipped"],
-        "counts": (counts, typing_counts) | "AllCounts" >> beam.Flatten(),
-    } | "CollectStats" >> CollectStats(staging)
+    counts = (read.counts, parsed.counts, typed.counts, labelled.counts) | "AllCounts" >> beam.Flatten()
+    counts | "WriteCounts" >> WriteCounts(staging)
 
 
 def finalize(staging: Path, out: Path, config: BuildConfig) -> dict:

@@ -21,7 +21,6 @@ from wikisilver.records import PageReject
 
 NAMESPACE = "wikisilver"
 REJECTS = "rejects"
-SKIPPED = "skipped"
 COUNTS = "counts"
 
 

@@ -123,8 +123,8 @@ class ReadWikiEvidence(beam.PTransform):
         )
 
     def expand(self, parsed) -> WikiEvidence:
-        page_titles = parsed["page_titles"]
-        flags, redirects, langlinks = parsed["flags"], parsed["redirects"], None
+        page_titles = parsed.page_titles
+        flags, redirects, langlinks = parsed.flags, parsed.redirects, None
         if self.files["redirect"] or self.files["page_props"] or self.files["langlinks"]:
             pages = self._read(page_titles.pipeline, "page")
             sql_redirects = self._by_page(page_titles, pages, "redirect", _redirects_of_page)
@@ -138,7 +138,7 @@ class ReadWikiEvidence(beam.PTransform):
             langlinks = self._by_page(page_titles, pages, "langlinks", _langlinks_of_page, self.types_lang)
         if langlinks is None:
             langlinks = _none(page_titles.pipeline, "NoLanglinks")
-        return WikiEvidence(flags, redirects, parsed["infobox_types"], langlinks)
+        return WikiEvidence(flags, redirects, parsed.infobox_types, langlinks)
 
 
 class TitleFilterFn(beam.CombineFn):

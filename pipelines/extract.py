@@ -4,11 +4,13 @@ namespaces) and clean each article's wikitext into text with link spans."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from typing import NamedTuple
 
 import apache_beam as beam
+from apache_beam.pvalue import PCollection
 
 from wikisilver import wikitext
-from wikisilver.pipelines.common import REJECTS, SKIPPED, Progress, counter
+from wikisilver.pipelines.common import COUNTS, REJECTS, Progress, count, counter, reject
 from wikisilver.records import Article, Page, PageFlags, PageReject
 from wikisilver.entities.infobox import infobox_class, load_infobox_mappings
 from wikisilver.titles import normalize_title
@@ -22,20 +24,17 @@ class _RoutePage(beam.DoFn):
     def process(self, page: Page) -> Iterator:
         title = normalize_title(page.title)
         if page.ns != 0:
-            counter("pages_skipped_namespace").inc()
-            yield beam.pvalue.TaggedOutput(SKIPPED, "namespace")
+            yield count("pages_skipped.namespace")
             return
         yield beam.pvalue.TaggedOutput("page_titles", (page.page_id, title))
         target = page.redirect or wikitext.redirect_target(page.text, self.lang)
         if target:
-            counter("pages_skipped_redirect").inc()
-            yield beam.pvalue.TaggedOutput(SKIPPED, "redirect")
+            yield count("pages_skipped.redirect")
             yield beam.pvalue.TaggedOutput("redirects", (title, normalize_title(target)))
             yield beam.pvalue.TaggedOutput("flags", (title, PageFlags(title, is_redirect=True)))
             return
         if wikitext.is_disambiguation(page.text, self.lang):
-            counter("pages_skipped_disambiguation").inc()
-            yield beam.pvalue.TaggedOutput(SKIPPED, "disambiguation")
+            yield count("pages_skipped.disambiguation")
             yield beam.pvalue.TaggedOutput("flags", (title, PageFlags(title, is_disambiguation=True)))
             return
         yield beam.pvalue.TaggedOutput("flags", (title, PageFlags(title)))
@@ -62,8 +61,7 @@ class _CleanArticle(beam.DoFn):
         try:
             clean = wikitext.clean_wikitext(page.text, **self.options)
         except Exception as error:  # a corrupt page never kills a run: dead-letter it
-            counter("pages_rejected").inc()
-            yield beam.pvalue.TaggedOutput(REJECTS, _reject(page, error))
+            yield from reject(_reject(page, error))
             return
         title = normalize_title(page.title)
         cls = infobox_class(wikitext.template_names(page.text), self.infoboxes) if self.infoboxes else None
@@ -71,8 +69,7 @@ class _CleanArticle(beam.DoFn):
             counter("typed_by_infobox").inc()
             yield beam.pvalue.TaggedOutput("infobox_types", (title, cls))
         if not clean.text.strip():
-            counter("pages_skipped_empty").inc()
-            yield beam.pvalue.TaggedOutput(SKIPPED, "empty_text")
+            yield count("pages_skipped.empty_text")
             return
         counter("articles_cleaned").inc()
         self.progress.add()
@@ -90,8 +87,18 @@ def _reject(page: Page, error: Exception) -> PageReject:
     )
 
 
+class Extracted(NamedTuple):
+    articles: PCollection  # Article: clean text and links of each article
+    redirects: PCollection  # (redirect title, target title)
+    flags: PCollection  # (title, PageFlags) of every article, redirect and disambiguation page
+    page_titles: PCollection  # (page id, title), to map the SQL tables' page ids
+    infobox_types: PCollection  # (title, DBpedia class of its first mapped infobox)
+    rejects: PCollection  # PageReject: pages over budget or that could not be parsed
+    counts: PCollection  # dicts of counts for stats.json (skipped by reason, rejected by reason)
+
+
 class ExtractArticles(beam.PTransform):
-    """Pages -> (articles, redirects, page flags, infobox types, skipped reasons, rejects).
+    """Pages -> :class:`Extracted`: articles, what the dump says of each title, rejects, counts.
 
     ``namespaces``: the wiki's namespace names from its dumps' ``<siteinfo>``
     (:func:`wikisilver.dump.wiki_namespaces`, read once when the graph is built), so that the
@@ -110,22 +117,15 @@ class ExtractArticles(beam.PTransform):
         self.progress_interval = progress_interval
         self.namespaces = dict(namespaces or {})
 
-    def expand(self, pages):
+    def expand(self, pages) -> Extracted:
         routed = pages | "Route" >> beam.ParDo(_RoutePage(self.lang)).with_outputs(
-            SKIPPED, "redirects", "flags", "page_titles", main="articles"
+            COUNTS, "redirects", "flags", "page_titles", main="articles"
         )
         cleaned = routed.articles | "Clean" >> beam.ParDo(
             _CleanArticle(
                 self.lang, self.namespaces, self.max_chars, self.max_seconds, self.infobox_dir, self.progress_interval
             )
-        ).with_outputs(REJECTS, SKIPPED, "infobox_types", main="articles")
-        skipped = (routed[SKIPPED], cleaned[SKIPPED]) | "AllSkipped" >> beam.Flatten()
-        return {
-            "articles": cleaned.articles,
-            "redirects": routed.redirects,
-            "flags": routed.flags,
-            "page_titles": routed.page_titles,
-            "infobox_types": cleaned.infobox_types,
-            "skipped": skipped,
-            "rejects": cleaned[REJECTS],
-        }
+        ).with_outputs(REJECTS, COUNTS, "infobox_types", main="articles")
+        counted = (routed[COUNTS], cleaned[COUNTS]) | "ExtractCounts" >> beam.Flatten()
+        return Extracted(cleaned.articles, routed.redirects, routed.flags, routed.page_titles,
+                         cleaned.infobox_types, cleaned[REJECTS], counted)

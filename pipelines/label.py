@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from typing import NamedTuple
+
 import apache_beam as beam
+from apache_beam.pvalue import PCollection
 
 from wikisilver.labels import LabelConfig, Labeller
 from wikisilver.pipelines.common import COUNTS, REJECTS, Progress, counts, reject
@@ -68,9 +71,14 @@ class _LabelArticle(beam.DoFn):
             yield tuple(result.sentences)
 
 
+class Labelled(NamedTuple):
+    sentences: PCollection  # a tuple of the kept LabelledSentence records of each article, in order
+    rejects: PCollection  # PageReject: duplicate page ids, articles the labeller failed on
+    counts: PCollection  # dicts of counts for stats.json (sentences, tokens, entities, rules fired)
+
+
 class LabelSentences(beam.PTransform):
-    """(articles, resolved targets) -> kept labelled sentences (a tuple per article, in order),
-    per-article counts, rejects."""
+    """(articles, each article's targets keyed by article) -> :class:`Labelled`."""
 
     def __init__(
         self, lang: str, text_backend: str = "builtin", config: LabelConfig | None = None, progress_interval: float = 30.0
@@ -81,13 +89,14 @@ class LabelSentences(beam.PTransform):
         self.config = config or LabelConfig()
         self.progress_interval = progress_interval
 
-    def expand(self, inputs):
-        keyed = inputs["articles"] | "KeyArticles" >> beam.Map(lambda a: (article_key(a), a))
+    def expand(self, inputs: tuple[PCollection, PCollection]) -> Labelled:
+        articles, targets = inputs
+        keyed = articles | "KeyArticles" >> beam.Map(lambda a: (article_key(a), a))
         result = (
-            {"article": keyed, "targets": inputs["targets"]}
+            {"article": keyed, "targets": targets}
             | "JoinTargets" >> beam.CoGroupByKey()
             | "Label" >> beam.ParDo(
                 _LabelArticle(self.lang, self.text_backend, self.config, self.progress_interval)
             ).with_outputs(REJECTS, COUNTS, main="sentences")
         )
-        return result.sentences, result[COUNTS], result[REJECTS]
+        return Labelled(result.sentences, result[REJECTS], result[COUNTS])

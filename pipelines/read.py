@@ -3,19 +3,31 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from typing import NamedTuple
 
 import apache_beam as beam
+from apache_beam.pvalue import PCollection
 
 from wikisilver import dump as dumplib
-from wikisilver.pipelines.common import REJECTS, Progress, counter
+from wikisilver.pipelines.common import COUNTS, REJECTS, Progress, count, counts
 from wikisilver.records import PageReject
+
+
+class ReadResult(NamedTuple):
+    pages: PCollection  # Page records, spread over workers
+    rejects: PCollection  # PageReject: pages and stream pieces that could not be read
+    counts: PCollection  # dicts of counts for stats.json (pages read, read rejects, stream errors)
+
+
+def read_reject_counts(reject: PageReject) -> dict[str, int]:
+    """A reject of the reader: a stream error, and a page read and rejected when it names a page."""
+    page = 1 if reject.page_id is not None or reject.title is not None else 0
+    return {"pages_read": page, f"pages_rejected.{reject.reason}": page, f"stream_errors.{reject.reason}": 1}
 
 class _ReadDumpPart(beam.DoFn):
     """Pages of one byte range of one dump file; unreadable pieces go to the rejects output."""
 
     def __init__(self, progress_interval: float = 30.0) -> None:
-        self.read = counter("pages_read")
-        self.rejected = counter("pages_rejected")
         self.progress_interval = progress_interval
         self.progress = None
 
@@ -30,10 +42,10 @@ class _ReadDumpPart(beam.DoFn):
             records = dumplib.iter_pages_in_range(path, start, end)
         for record in records:
             if isinstance(record, PageReject):
-                self.rejected.inc()
+                yield counts(read_reject_counts(record))
                 yield beam.pvalue.TaggedOutput(REJECTS, record)
             else:
-                self.read.inc()
+                yield count("pages_read")
                 self.progress.add()
                 yield record
 
@@ -49,7 +61,7 @@ class ReadPages(beam.PTransform):
         self.index_files = dict(index_files or {})
         self.progress_interval = progress_interval
 
-    def expand(self, pbegin):
+    def expand(self, pbegin) -> ReadResult:
         parts = []
         for path in self.dumps:
             for start, end in dumplib.stream_ranges(path, self.index_files.get(path)):
@@ -58,7 +70,9 @@ class ReadPages(beam.PTransform):
             pbegin
             | "DumpParts" >> beam.Create(parts)
             | "ReshuffleParts" >> beam.Reshuffle()
-            | "ReadPart" >> beam.ParDo(_ReadDumpPart(self.progress_interval)).with_outputs(REJECTS, main="pages")
+            | "ReadPart" >> beam.ParDo(_ReadDumpPart(self.progress_interval)).with_outputs(
+                REJECTS, COUNTS, main="pages"
+            )
         )
         pages = result.pages | "SpreadPages" >> beam.Reshuffle()
-        return pages, result[REJECTS]
+        return ReadResult(pages, result[REJECTS], result[COUNTS])

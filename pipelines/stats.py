@@ -17,8 +17,6 @@ import apache_beam as beam
 from wikisilver import formats
 
 COUNTS_FILE = "counts.json"
-# Rejects whose stage counts them itself with common.reject() (pipelines/label.py).
-COUNTED_REJECT_REASONS = frozenset({"label_error", "duplicate_page_id"})
 
 
 class MergeCounts(beam.CombineFn):
@@ -60,35 +58,3 @@ class WriteCounts(beam.PTransform):
 def read_counts(staging: Path) -> dict[str, int]:
     """The summed counts a job's :class:`WriteCounts` left in its staging directory."""
     return json.loads((staging / COUNTS_FILE).read_text(encoding="utf-8"))
-
-
-def read_reject_counts(reject) -> dict[str, int]:
-    """A reject of the reader: a stream error, and a page read and rejected when it names a page."""
-    page = 1 if reject.page_id is not None or reject.title is not None else 0
-    return {"pages_read": page, f"pages_rejected.{reject.reason}": page, f"stream_errors.{reject.reason}": 1}
-
-
-class CollectStats(beam.PTransform):
-    """Every count of the run -> one JSON file of raw counts in the staging directory.
-
-    ``counts`` holds what the stages count themselves; the reading and extraction stages are
-    counted here from their outputs: ``pages`` (read), ``read_rejects``, ``skipped`` (reasons) and
-    ``rejects`` (all but those of :data:`COUNTED_REJECT_REASONS`).
-    """
-
-    def __init__(self, staging: str) -> None:
-        super().__init__()
-        self.staging = staging
-
-    def expand(self, inputs):
-        pages_read = inputs["pages"] | "CountRead" >> beam.Map(lambda _: {"pages_read": 1})
-        read_rejects = inputs["read_rejects"] | "CountReadRejects" >> beam.Map(read_reject_counts)
-        other_rejects = inputs["rejects"] | "CountRejects" >> beam.Map(
-            lambda r: {} if r.reason in COUNTED_REJECT_REASONS else {f"pages_rejected.{r.reason}": 1}
-        )
-        skipped = inputs["skipped"] | "CountSkipped" >> beam.Map(lambda reason: {f"pages_skipped.{reason}": 1})
-        return (
-            (pages_read, read_rejects, other_rejects, skipped, inputs["counts"])
-            | "FlattenCounts" >> beam.Flatten()
-            | "Sum" >> WriteCounts(self.staging)
-        )

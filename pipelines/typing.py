@@ -15,7 +15,7 @@ from apache_beam.pvalue import PCollection
 
 from wikisilver.entities.typing import TitleEvidence, Typing, type_title
 from wikisilver.ontology import ClassTag, Ontology
-from wikisilver.pipelines.common import counter
+from wikisilver.pipelines.common import COUNTS, counts
 from wikisilver.pipelines.evidence import Evidence
 from wikisilver.pipelines.redirects import ArticleTarget
 
@@ -28,17 +28,13 @@ def _group_evidence(evidence: Evidence, requests: PCollection | None = None) -> 
     return groups | "GroupEvidence" >> beam.CoGroupByKey()
 
 
-def _count(typing: Typing) -> dict[str, int]:
-    """The counts stats.json sums for one typed title; also kept as Beam counters."""
-    counts = {f"typing_conflicts.{conflict.kind}": 1 for conflict in typing.conflicts}
+def _counts(typing: Typing) -> dict[str, int]:
+    """The counts stats.json sums for one typed title."""
+    found = {f"typing_conflicts.{conflict.kind}": 1 for conflict in typing.conflicts}
     entity = typing.info.entity
     if entity is not None:
-        counts.update({f"titles_typed_by.{entity.source}": 1, f"titles_by_tag.{entity.conll}": 1})
-        if entity.source != "calendar":
-            counter(f"typed_by_source_{entity.source}").inc()
-    for conflict in typing.conflicts:
-        counter(f"typing_conflicts_{conflict.kind}").inc()
-    return counts
+        found.update({f"titles_typed_by.{entity.source}": 1, f"titles_by_tag.{entity.conll}": 1})
+    return found
 
 
 class _TypeTitle(beam.DoFn):
@@ -55,9 +51,7 @@ class _TypeTitle(beam.DoFn):
 
     def process(self, element) -> Iterator[tuple[str, object]]:
         title, groups = element
-        typing = self.typing_of(title, groups)
-        _count(typing)
-        yield title, typing.info
+        yield title, self.typing_of(title, groups).info
 
 
 class _AnswerRequests(_TypeTitle):
@@ -71,9 +65,9 @@ class _AnswerRequests(_TypeTitle):
             # A build types only the titles its articles link to (and the articles themselves).
             return
         typing = self.typing_of(title, groups)
-        counts = _count(typing)
-        if counts:
-            yield beam.pvalue.TaggedOutput("counts", counts)
+        found = _counts(typing)
+        if found:
+            yield counts(found)
         info = typing.info
         if info.entity is None and not info.is_disambiguation:
             # What the labeller does with an untyped target is what it does with one it is not
@@ -120,6 +114,6 @@ class TypeRequestedTitles(beam.PTransform):
 
     def expand(self, evidence: Evidence) -> TypedTargets:
         answered = _group_evidence(evidence, self.requests) | "ChooseType" >> beam.ParDo(self.answer).with_outputs(
-            "counts", main="targets"
+            COUNTS, main="targets"
         )
-        return TypedTargets(answered.targets, answered.counts)
+        return TypedTargets(answered.targets, answered[COUNTS])

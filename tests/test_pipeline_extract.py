@@ -40,6 +40,6 @@ def test_the_job_cleans_with_the_namespaces_of_the_dump(tmp_path):
         assert not any(link.target.startswith(("चित्र:", "वर्ग:")) for link in article.links)
 
     with test_pipeline.TestPipeline() as pipeline:
-        pages, _ = pipeline | ReadPages(dumps)
+        pages = (pipeline | ReadPages(dumps)).pages
         parsed = pages | ExtractArticles("mr", 2_000_000, 10.0, None, namespaces=wiki_namespaces(dumps))
-        assert_that(parsed["articles"], check)
+        assert_that(parsed.articles, check)

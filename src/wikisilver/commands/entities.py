@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     from wikisilver.pipelines.entities import run_entities
 
     config = resolve_entities(job_options(args))
-    summary = run_entities(config, config.table_format)
+    summary = run_entities(config)
     print(f"wikisilver entities: table written to {config.out}/entities/")
     print(json.dumps(summary, indent=2, ensure_ascii=False))
     return 0
