@@ -317,7 +317,7 @@ def test_bad_turtle_names_the_line(tmp_path):
         ("classes.csv", "a,b\n", "unknown ontology format"),
         ("types.nt", "<http://dbpedia.org/resource/X> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> "
                      "<http://dbpedia.org/ontology/City> .\n", "no DBpedia ontology classes"),
-        ("truncated.owl.bz2", b"BZh91AY&SY not really bzip2", "cannot read"),
+        ("truncated.owl.bz2", b"BZh91AY&SY not really bzip2", "unreadable or truncated bz2 data"),
     ],
 )
 def test_unusable_ontology_files_are_one_line_errors(tmp_path, name, content, reason):

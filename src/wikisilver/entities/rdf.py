@@ -15,17 +15,14 @@ The Turtle terms (:data:`TURTLE_TERM`, :class:`TurtleState`) also serve the info
 
 from __future__ import annotations
 
-import bz2
-import gzip
-import io
 import logging
-import lzma
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
 from wikisilver.errors import InputError
+from wikisilver.files import open_text
 from wikisilver.titles import normalize_title
 
 log = logging.getLogger(__name__)
@@ -91,32 +88,14 @@ class _Warner:
             log.warning("%s: more malformed lines, further warnings suppressed", self.path)
 
 
-def open_text(path: str) -> io.TextIOBase:
-    """A text stream of a plain, .gz, .bz2 or .xz file (by magic bytes, not by name)."""
-    try:
-        with open(path, "rb") as probe:
-            magic = probe.read(6)
-    except OSError as err:
-        raise InputError(path, f"cannot open: {err.strerror or err}") from None
-    if magic.startswith(b"\x1f\x8b"):
-        raw = gzip.open(path, "rb")
-    elif magic.startswith(b"BZh"):
-        raw = bz2.open(path, "rb")
-    elif magic.startswith(b"\xfd7zXZ"):
-        raw = lzma.open(path, "rb")
-    else:
-        raw = open(path, "rb")
-    return io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline=None)
-
-
 def _lines(path: str) -> Iterator[tuple[int, str]]:
-    with open_text(path) as handle:
+    with open_text(path, errors="replace") as handle:
         number = 0
         try:
             for number, line in enumerate(handle, 1):
                 yield number, line
-        except (OSError, EOFError, lzma.LZMAError) as err:
-            raise InputError(path, f"unreadable or truncated compressed data ({err})", f"line {number + 1}") from None
+        except InputError as error:
+            raise InputError(path, error.reason, f"line {number + 1}") from None
 
 
 def resource_title(iri: str) -> tuple[str, str] | None:

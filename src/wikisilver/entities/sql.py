@@ -19,14 +19,13 @@ pipeline joins ``page`` and ``redirect`` rows by page id (``CoGroupByKey``) inst
 
 from __future__ import annotations
 
-import gzip
 import logging
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import IO
 
 from wikisilver.errors import InputError
+from wikisilver.files import open_binary
 from wikisilver.titles import normalize_title
 
 log = logging.getLogger(__name__)
@@ -106,28 +105,16 @@ class PagePropRow:
     value: str | None
 
 
-def _open_binary(path: str) -> IO[bytes]:
-    try:
-        handle = open(path, "rb")
-    except OSError as err:
-        raise InputError(path, f"cannot open SQL dump: {err.strerror or err}") from None
-    magic = handle.peek(2)[:2] if hasattr(handle, "peek") else b""
-    if magic == b"\x1f\x8b":
-        return gzip.GzipFile(fileobj=handle, mode="rb")  # type: ignore[return-value]
-    return handle
-
-
 def _lines(path: str) -> Iterator[bytes]:
     """Lines of a plain or gzip SQL dump; a broken gzip stream ends in one clear InputError."""
-    handle = _open_binary(path)
-    with handle:
+    with open_binary(path) as handle:
         count = 0
         try:
             for line in handle:
                 count += 1
                 yield line
-        except (OSError, EOFError) as err:
-            raise InputError(path, f"unreadable or truncated compressed data ({err})", f"line {count + 1}") from None
+        except InputError as error:
+            raise InputError(path, error.reason, f"line {count + 1}") from None
 
 
 class _Reader:

@@ -9,9 +9,7 @@ current snapshot, 2014 and 3.7 ontologies.
 
 from __future__ import annotations
 
-import bz2
 import functools
-import gzip
 import hashlib
 import json
 import logging
@@ -19,9 +17,9 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO
 
 from wikisilver.errors import InputError
+from wikisilver.files import open_binary
 from wikisilver.resources import mapping_path
 
 log = logging.getLogger(__name__)
@@ -62,14 +60,6 @@ class Ontology:
 
 
 # -- reading ontologies --------------------------------------------------------------------------
-
-
-def _open_binary(path: Path) -> IO[bytes]:
-    if path.suffix == ".bz2":
-        return bz2.open(path, "rb")
-    if path.suffix == ".gz":
-        return gzip.open(path, "rb")
-    return path.open("rb")
 
 
 def _rdf_format(path: Path) -> str:
@@ -174,7 +164,7 @@ def _parse_ontology(file: Path, fmt: str, path: str) -> Ontology:
 
     graph = rdflib.Graph()
     try:
-        with _open_binary(file) as handle:
+        with open_binary(file) as handle:
             graph.parse(source=handle, format=fmt, publicID=DBO)
     except (OSError, EOFError, ValueError) as error:  # bad compression, unreadable file
         raise InputError(path, f"cannot read: {error}") from None
