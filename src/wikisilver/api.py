@@ -30,7 +30,7 @@ import pyarrow as pa
 
 from wikisilver.corpus import read
 from wikisilver.corpus.schema import SENTENCE_SCHEMA
-from wikisilver.errors import InputError, WikisilverError
+from wikisilver.errors import WikisilverError
 from wikisilver.records import LabelledSentence
 
 if TYPE_CHECKING:  # heavy or optional imports, only for the annotations
