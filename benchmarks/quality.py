@@ -18,9 +18,10 @@ import os
 import sys
 import time
 
-from wikisilver.conll import read_corpus, read_corpora
+from wikisilver.corpus.inputs import read_corpora, read_corpus
 from wikisilver.errors import WikisilverError
-from wikisilver.ner import Tagger, evaluate_tagger, train
+from wikisilver.ner.crf import Tagger, train
+from wikisilver.ner.scores import evaluate_tagger
 
 
 def named_path(value: str) -> tuple[str, str]:

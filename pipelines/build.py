@@ -27,8 +27,8 @@ from apache_beam.options.pipeline_options import PipelineOptions
 
 from wikisilver import __version__
 from wikisilver.config import BuildConfig, multistream_indexes
+from wikisilver.corpus.write import write_json_atomic
 from wikisilver.dump import wiki_namespaces
-from wikisilver.formats import write_json_atomic
 from wikisilver.labels import LabelConfig
 from wikisilver.pipelines.evidence import GatherEvidence, ReadWikiEvidence
 from wikisilver.pipelines.extract import ExtractArticles
@@ -84,7 +84,7 @@ def build_pipeline(pipeline: beam.Pipeline, config: BuildConfig, staging: str, c
 
 def finalize(staging: Path, out: Path, config: BuildConfig) -> dict:
     """Fill missing empty parts, move the staged outputs into place, write stats.json; the stats."""
-    from wikisilver.formats import write_part
+    from wikisilver.corpus.write import write_part
 
     for shard in range(config.shards):
         name = part_name(shard, config.shards)

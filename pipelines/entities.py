@@ -16,7 +16,7 @@ from apache_beam.options.pipeline_options import PipelineOptions
 
 from wikisilver.config import EntitiesConfig
 from wikisilver.entities.table import entity_row, write_entity_table
-from wikisilver.formats import write_json_atomic
+from wikisilver.corpus.write import write_json_atomic
 from wikisilver.pipelines.evidence import GatherEvidence, ReadWikiEvidence
 from wikisilver.pipelines.extract import ExtractArticles
 from wikisilver.pipelines.read import ReadPages

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import apache_beam as beam
 
-from wikisilver import formats
+from wikisilver.corpus import write as formats
 
 COUNTS_FILE = "counts.json"
 

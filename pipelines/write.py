@@ -9,7 +9,7 @@ from pathlib import Path
 
 import apache_beam as beam
 
-from wikisilver import formats
+from wikisilver.corpus import write as formats
 from wikisilver.pipelines.common import counter, progress_log
 from wikisilver.records import PageReject
 

@@ -13,7 +13,7 @@ import pytest
 import wikisilver
 from wikisilver.config import demo_inputs
 from wikisilver.errors import InputError
-from wikisilver.formats import sentences_to_table
+from wikisilver.corpus.write import sentences_to_table
 from wikisilver.records import LabelledSentence
 
 
@@ -141,7 +141,7 @@ def test_train_and_evaluate_through_the_api(corpus_dir, tmp_path):
 
 
 def test_hf_features_describe_the_parquet_schema():
-    from wikisilver.formats import SENTENCE_SCHEMA
+    from wikisilver.corpus.schema import SENTENCE_SCHEMA
 
     assert list(wikisilver.HF_FEATURES) == SENTENCE_SCHEMA.names
     assert wikisilver.HF_FEATURES["tokens"] == ["string"]

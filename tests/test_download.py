@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import http.server
-import io
 import json
 import os
 import re
@@ -14,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from wikisilver import download
 from wikisilver.cli import main
-from wikisilver.download import Progress, RemoteFile, RetryPolicy, download_file
+from wikisilver.download import http as download_http
+from wikisilver.download.files import RemoteFile, download_file
+from wikisilver.download.http import RetryPolicy
 
 DATE_OLD = "20240101"
 DATE_NEW = "20240201"
@@ -139,7 +139,7 @@ def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
 def no_backoff(monkeypatch):
     """Retries happen, but without waiting; the delays asked for are recorded."""
     delays: list[float] = []
-    monkeypatch.setattr(download, "_sleep", delays.append)
+    monkeypatch.setattr(download_http, "_sleep", delays.append)
     return delays
 
 
@@ -313,18 +313,3 @@ def test_dbpedia_files_come_from_the_manifest(mirror, tmp_path, capsys):
     assert (out / "dbpedia_2016-10.owl").read_text() == "<rdf:RDF/>\n"
     assert (out / "instance_types_hu.ttl.bz2").read_bytes() == types
     assert "DBpedia 2016-10" in stdout
-
-
-def test_progress_bar_draws_on_a_terminal_only():
-    shown = io.StringIO()
-    bar = Progress("file.bz2", 2048, shown, enabled=True)
-    bar.update(1024)
-    bar.close()
-    assert "file.bz2" in shown.getvalue()
-    assert " 50.0% 1.0 KiB/2.0 KiB" in shown.getvalue()
-    assert shown.getvalue().endswith("\n")
-    silent = io.StringIO()  # StringIO is not a TTY: auto means quiet
-    bar = Progress("file.bz2", 2048, silent)
-    bar.update(2048)
-    bar.close()
-    assert silent.getvalue() == ""

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import sys
-
 import json
+import sys
 from pathlib import Path
 
 import pyarrow as pa
@@ -12,17 +11,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from wikisilver.cli import main
-from wikisilver.conll import iob_to_spans, read_conll2003, read_conllu
+from wikisilver.corpus.export import Mention, export_corpus, jsonl_record, tags_in_scheme
+from wikisilver.corpus.gold import read_conll2003, read_conllu
+from wikisilver.corpus.read import read_corpus_json, read_sentences
+from wikisilver.corpus.tags import iob_to_spans
+from wikisilver.corpus.write import sentences_to_table, write_part
 from wikisilver.errors import InputError
-from wikisilver.exports import (
-    Mention,
-    export_corpus,
-    jsonl_record,
-    read_corpus_json,
-    read_sentences,
-    tags_in_scheme,
-)
-from wikisilver.formats import sentences_to_table, write_part
 from wikisilver.records import EntitySpan, LabelledSentence
 
 
@@ -216,7 +210,7 @@ def test_broken_row_names_file_and_row(tmp_path):
     table = table.set_column(table.schema.get_field_index("conll_tags"), "conll_tags", tags)
     path = tmp_path / "part-00000.parquet"
     pq.write_table(table, path)
-    with pytest.raises(InputError, match=r"part-00000\.parquet:row 2: 1 tags for 2 tokens"):
+    with pytest.raises(InputError, match=r"part-00000\.parquet:row 2: 1 conll_tags for 2 tokens"):
         list(read_sentences(path))
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from conftest import ENWIKI_EXTRACT, TYPES_100K, TYPES_111K, shared_file
 from gold_support import GOLD, hu_types, label_real_article, read_gold, types_for
-from wikisilver.conll import iob_to_spans
+from wikisilver.corpus.tags import iob_to_spans
 from wikisilver.dump import iter_pages
 from wikisilver.titles import normalize_title
 

@@ -15,14 +15,10 @@ pytest.importorskip("matplotlib", reason="wikisilver report needs matplotlib (pi
 
 from wikisilver import cli
 from wikisilver.errors import InputError
-from wikisilver.formats import write_part
+from wikisilver.corpus.write import write_part
 from wikisilver.records import EntitySpan, LabelledSentence
-from wikisilver.report import (
-    SampleSentence,
-    profile_corpus,
-    render_sentence,
-    summarize_rejects,
-)
+from wikisilver.report.html import render_sentence
+from wikisilver.report.profile import SampleSentence, profile_corpus, summarize_rejects
 
 EVIL_TOKEN = "<script>alert(1)</script>"
 EVIL_TARGET = '"><img src=x onerror=alert(2)>'

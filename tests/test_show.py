@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from wikisilver.cli import main
-from wikisilver.exports import read_article
-from wikisilver.formats import write_part
+from wikisilver.corpus.read import read_article
+from wikisilver.corpus.write import write_part
 from wikisilver.records import EntitySpan, LabelledSentence
 
 

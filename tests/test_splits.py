@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 
 from wikisilver import cli
-from wikisilver.conll import TaggedSentence, read_corpus
+from wikisilver.corpus.inputs import read_corpus
+from wikisilver.corpus.splits import article_hash, split_corpus
+from wikisilver.corpus.tags import TaggedSentence
+from wikisilver.corpus.write import write_tagged_tsv
 from wikisilver.errors import InputError
-from wikisilver.splits import article_hash, is_test, split_corpus
 
 
 def corpus(articles: int = 60, sentences_per_article: int = 3) -> list[TaggedSentence]:
@@ -47,7 +49,8 @@ def test_split_is_stable_across_input_order_and_depends_on_seed(tmp_path):
     assert test_docs(a) == test_docs(b)
     assert test_docs(a) != test_docs(c)
     assert article_hash("12", 0) == article_hash("12", 0) != article_hash("12", 1)
-    assert {d for d in map(str, range(1, 61)) if is_test(d, 0.3, 3)} == test_docs(a)
+    # The test side is the articles whose hash falls in the first 30 % of the hash space.
+    assert {d for d in map(str, range(1, 61)) if article_hash(d, 3) < 0.3 * 2**64} == test_docs(a)
 
 
 def test_token_budget_takes_whole_articles_within_budget(tmp_path):
@@ -73,9 +76,7 @@ def test_bad_fraction_is_an_input_error(tmp_path):
 def test_cli_split(tmp_path, capsys):
     source = tmp_path / "in.tsv"
     with open(source, "w", encoding="utf-8") as handle:
-        from wikisilver.conll import write_tsv
-
-        write_tsv(handle, corpus())
+        write_tagged_tsv(handle, corpus())
     out = tmp_path / "split"
     assert cli.main(["split", "--corpus", str(source), "--out", str(out), "--seed", "7"]) == 0
     printed = capsys.readouterr().out

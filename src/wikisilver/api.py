@@ -28,16 +28,17 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from wikisilver.errors import InputError, WikisilverError
-from wikisilver.exports import parquet_files, read_article, read_corpus_json, read_sentences
-from wikisilver.formats import SENTENCE_SCHEMA
+from wikisilver.corpus import read
+from wikisilver.corpus.schema import SENTENCE_SCHEMA
+from wikisilver.errors import WikisilverError
 from wikisilver.records import LabelledSentence
 
 if TYPE_CHECKING:  # heavy or optional imports, only for the annotations
     import datasets
     import pandas
 
-    from wikisilver.ner import Scores, Tagger, TrainReport
+    from wikisilver.ner.crf import Tagger, TrainReport
+    from wikisilver.ner.scores import Scores
 
 __all__ = [
     "HF_FEATURES",
@@ -133,7 +134,7 @@ class Corpus:
 
     def __init__(self, path: str | os.PathLike) -> None:
         self.path = Path(path)
-        self.files: list[Path] = parquet_files(self.path)  # raises InputError when there are none
+        self.files: list[Path] = read.parquet_files(self.path)  # raises InputError when there are none
 
     def __repr__(self) -> str:
         return f"Corpus({str(self.path)!r}, parts={len(self.files)})"
@@ -141,42 +142,31 @@ class Corpus:
     @property
     def stats(self) -> dict:
         """The build's ``stats.json`` (see docs/output.md)."""
-        return read_corpus_json(self.path, "stats.json")
+        return read.read_corpus_json(self.path, "stats.json")
 
     @property
     def manifest(self) -> dict:
         """The build's ``manifest.json``: inputs with checksums, configuration, outputs."""
-        return read_corpus_json(self.path, "manifest.json")
+        return read.read_corpus_json(self.path, "manifest.json")
 
     def __len__(self) -> int:
         """Sentences (rows) in all parts, low-quality ones included; only the footers are read."""
-        import pyarrow.parquet as pq
-
-        total = 0
-        for path in self.files:
-            try:
-                total += pq.ParquetFile(path).metadata.num_rows
-            except (OSError, ValueError) as error:
-                raise InputError(str(path), f"not a readable Parquet file ({error})") from None
-        return total
+        return read.sentence_count(self.path)
 
     def sentences(self, exclude_low_quality: bool = False) -> Iterator[LabelledSentence]:
         """Every sentence, streamed part by part (within a part: by page id, sentence index)."""
-        return read_sentences(self.path, exclude_low_quality=exclude_low_quality)
+        return read.read_sentences(self.path, exclude_low_quality=exclude_low_quality)
 
     def __iter__(self) -> Iterator[LabelledSentence]:
         return self.sentences()
 
     def article(self, title: str) -> list[LabelledSentence]:
         """The sentences of one article by sentence index; ``[]`` when the title is not in the corpus."""
-        return read_article(self.path, title)
+        return read.read_article(self.path, title)
 
     def to_arrow(self, exclude_low_quality: bool = False) -> pa.Table:
         """All rows as one Arrow table (loads the whole corpus: fine for a small wiki or a sample)."""
-        import pyarrow.dataset as ds
-
-        dataset = ds.dataset([str(p) for p in self.files], format="parquet", schema=SENTENCE_SCHEMA)
-        return dataset.to_table(filter=~ds.field("low_quality") if exclude_low_quality else None)
+        return read.read_table(self.path, exclude_low_quality=exclude_low_quality)
 
     def to_pandas(self, exclude_low_quality: bool = False) -> pandas.DataFrame:
         """All rows as a pandas DataFrame (needs pandas; loads the whole corpus)."""
@@ -203,21 +193,11 @@ def load_corpus(path: str | os.PathLike) -> Corpus:
 
 
 def _corpus_paths(corpus: Corpus | str | os.PathLike | Iterable[Corpus | str | os.PathLike]) -> list[str]:
-    """Paths for :func:`wikisilver.conll.read_corpora`; a built corpus counts once.
-
-    A directory written by :func:`build` holds every sentence twice (``tsv/`` and ``parquet/``),
-    and reading it recursively would train or score on each sentence twice: its Parquet parts
-    are used instead.
-    """
+    """Paths for :func:`wikisilver.corpus.inputs.read_corpora`: a :class:`Corpus` by its Parquet parts."""
     items = [corpus] if isinstance(corpus, (Corpus, str, os.PathLike)) else list(corpus)
     paths: list[str] = []
     for item in items:
-        if not isinstance(item, Corpus) and (Path(item) / "manifest.json").is_file():
-            item = Corpus(item)
-        if isinstance(item, Corpus):
-            paths.extend(str(p) for p in item.files)
-        else:
-            paths.append(os.fspath(item))
+        paths.extend(map(str, item.files) if isinstance(item, Corpus) else [os.fspath(item)])
     return paths
 
 
@@ -234,7 +214,7 @@ def train(
 
     ``corpus`` is a :class:`Corpus`, a corpus file or directory (ours or gold CoNLL files; the
     format comes from the extensions unless ``fmt`` is given), or a list of them. ``options`` go to
-    :func:`wikisilver.ner.train`: ``max_tokens``, ``exclude_low_quality``, ``max_iterations``,
+    :func:`wikisilver.ner.crf.train`: ``max_tokens``, ``exclude_low_quality``, ``max_iterations``,
     ``c1``, ``c2``, ``gazetteer``, ``min_feature_freq``.
 
     Example::
@@ -242,8 +222,8 @@ def train(
         report = wikisilver.train("out/demo/tsv", "demo.crf", max_iterations=50)
         print(report.sentences, report.labels)
     """
-    from wikisilver.conll import read_corpora
-    from wikisilver.ner import train as train_crf
+    from wikisilver.corpus.inputs import read_corpora
+    from wikisilver.ner.crf import train as train_crf
 
     sentences = read_corpora(_corpus_paths(corpus), fmt, tagset=tagset, encoding=encoding)
     return train_crf(sentences, os.fspath(model), tagset=tagset, **options)
@@ -260,7 +240,7 @@ def evaluate(
 ) -> Scores:
     """Score a trained tagger on gold data, as ``wikisilver evaluate`` (conlleval's exact-match P/R/F1).
 
-    ``model`` is a model path or a loaded :class:`wikisilver.ner.Tagger`; ``tagset`` picks the tag
+    ``model`` is a model path or a loaded :class:`wikisilver.ner.crf.Tagger`; ``tagset`` picks the tag
     layer when the gold is our corpus (default: the one the model was trained on).
 
     Example::
@@ -268,8 +248,9 @@ def evaluate(
         scores = wikisilver.evaluate("demo.crf", "conll2003/eng.testb", fmt="conll2003")
         print(f"{scores.f1:.1f}", scores.per_type["PER"].f1)
     """
-    from wikisilver.conll import read_corpora
-    from wikisilver.ner import Tagger, evaluate_tagger
+    from wikisilver.corpus.inputs import read_corpora
+    from wikisilver.ner.crf import Tagger
+    from wikisilver.ner.scores import evaluate_tagger
 
     tagger = model if isinstance(model, Tagger) else Tagger(os.fspath(model), gazetteer=gazetteer)
     sentences = read_corpora(_corpus_paths(gold), fmt, tagset=tagset or tagger.tagset, encoding=encoding)

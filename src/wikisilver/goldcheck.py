@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import pyarrow.parquet as pq
 
 from wikisilver.errors import InputError
-from wikisilver.ner import ChunkCounter, Scores
+from wikisilver.ner.scores import ChunkCounter, Scores
 
 
 @dataclass(frozen=True)

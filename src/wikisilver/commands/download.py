@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from wikisilver.download import (
+from wikisilver.download.dbpedia import (
     DBPEDIA_MANIFEST,
-    DEFAULT_BASE_URL,
     DEFAULT_DBPEDIA_BASE_URL,
     DEFAULT_DBPEDIA_RELEASE,
-    DEFAULT_FILES,
-    FILE_KINDS,
-    RetryPolicy,
     download_dbpedia,
-    download_dump,
 )
+from wikisilver.download.dumps import DEFAULT_BASE_URL, DEFAULT_FILES, FILE_KINDS, download_dump
+from wikisilver.download.http import RetryPolicy
 from wikisilver.errors import InputError
 
 NAME = "download"

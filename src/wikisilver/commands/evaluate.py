@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from wikisilver.conll import FORMATS, TAGSETS, read_corpus
-from wikisilver.formats import write_json_atomic
-from wikisilver.ner import Tagger, evaluate_tagger, format_scores
+from wikisilver.corpus.inputs import FORMATS, TAGSETS, read_corpus
+from wikisilver.corpus.write import write_json_atomic
+from wikisilver.ner.crf import Tagger
+from wikisilver.ner.scores import evaluate_tagger, format_scores
 
 NAME = "evaluate"
 HELP = "Score a trained tagger on gold data (exact-match P/R/F1, overall and per type)"

@@ -1,10 +1,11 @@
-"""``wikisilver export``: our Parquet corpus as CoNLL-2003, CoNLL-U Plus, spaCy DocBin or JSONL."""
+"""``wikisilver export``: our corpus as CoNLL-2003, CoNLL-U Plus, spaCy DocBin or JSONL."""
 
 from __future__ import annotations
 
 import argparse
 
-from wikisilver.exports import EXPORT_FORMATS, EXPORT_TAGSETS, SCHEMES, export_corpus
+from wikisilver.corpus.export import EXPORT_FORMATS, SCHEMES, export_corpus
+from wikisilver.corpus.read import OUR_TAGSETS
 
 NAME = "export"
 HELP = "Write a corpus (Parquet output of build) as CoNLL-2003, CoNLL-U Plus, spaCy or JSONL"
@@ -17,7 +18,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, metavar="FILE", help="file to write")
     parser.add_argument("--scheme", choices=SCHEMES, default="iob2",
                         help="tag scheme of the CoNLL formats (default iob2; CoNLL-2003 itself used iob1)")
-    parser.add_argument("--tagset", choices=EXPORT_TAGSETS, default="conll",
+    parser.add_argument("--tagset", choices=OUR_TAGSETS, default="conll",
                         help="conll: PER/LOC/ORG/MISC (default); dbpedia: the most specific DBpedia class")
     parser.add_argument("--exclude-low-quality", action="store_true",
                         help="leave out sentences flagged as fragments")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from wikisilver.conll import FORMATS, read_corpora
-from wikisilver.gazetteers import count_surfaces, write_gazetteer
+from wikisilver.corpus.gazetteers import count_surfaces, write_gazetteer
+from wikisilver.corpus.inputs import FORMATS, TAGSETS, read_corpora
 
 NAME = "gazetteers"
 HELP = "Export per-type entity surface lists with counts (TSV) from corpora"
@@ -18,7 +18,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, metavar="FILE", help="gazetteer TSV to write")
     parser.add_argument("--min-count", type=int, default=1, metavar="N",
                         help="keep surfaces seen at least N times with a type (default 1)")
-    parser.add_argument("--tagset", choices=("conll", "fine", "dbpedia"), default="conll",
+    parser.add_argument("--tagset", choices=TAGSETS, default="conll",
                         help="which tag layer names the types (default conll)")
     parser.add_argument("--encoding", default="utf-8", help="encoding of text corpora")
 

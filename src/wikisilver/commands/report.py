@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from wikisilver.errors import InputError
-from wikisilver.report import write_report
+from wikisilver.report.html import write_report
 
 NAME = "report"
 HELP = "Write an HTML report (stats, plots, top entities, sample sentences) of a corpus"

@@ -7,7 +7,8 @@ import os
 import sys
 
 from wikisilver.errors import InputError
-from wikisilver.exports import EXPORT_TAGSETS, bracketed, close_titles, read_article
+from wikisilver.corpus.export import bracketed
+from wikisilver.corpus.read import OUR_TAGSETS, close_titles, read_article
 from wikisilver.titles import normalize_title
 
 NAME = "show"
@@ -18,7 +19,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("corpus", metavar="OUT_DIR", help="output directory of `wikisilver build`")
     parser.add_argument("--title", required=True, help="article title, e.g. \"Budapest\"")
     parser.add_argument("--limit", type=int, metavar="N", help="show the first N sentences only")
-    parser.add_argument("--tagset", choices=EXPORT_TAGSETS, default="conll",
+    parser.add_argument("--tagset", choices=OUR_TAGSETS, default="conll",
                         help="label mentions with CoNLL types (default) or DBpedia classes")
     parser.add_argument("--color", "--colour", dest="color", choices=("auto", "always", "never"),
                         default="auto", help="ANSI colours per type (auto: on a terminal, unless NO_COLOR)")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from wikisilver.conll import FORMATS, read_corpus
-from wikisilver.splits import split_corpus
+from wikisilver.corpus.inputs import FORMATS, read_corpus
+from wikisilver.corpus.splits import split_corpus
 
 NAME = "split"
 HELP = "Split a corpus into train/test TSV by article (hash-based, reproducible), to a token budget"

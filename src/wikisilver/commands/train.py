@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import logging
 
-from wikisilver.conll import FORMATS, TAGSETS, read_corpora
-from wikisilver.ner import train
+from wikisilver.corpus.inputs import FORMATS, TAGSETS, read_corpora
+from wikisilver.ner.crf import train
 
 NAME = "train"
 HELP = "Train a CRF NER tagger on corpora (ours or gold CoNLL files)"
-
-log = logging.getLogger(__name__)
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

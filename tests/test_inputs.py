@@ -1,4 +1,4 @@
-"""Readers of gold CoNLL-style files and of our corpus output: tags come out as IOB2."""
+"""Every corpus train, evaluate, split and gazetteers read, gold CoNLL-style files and our own output: tags come out as IOB2."""
 
 from __future__ import annotations
 
@@ -10,14 +10,11 @@ import pyarrow.parquet as pq
 import pytest
 from conftest import shared_file
 
-from wikisilver.conll import (
-    TaggedSentence,
-    iob_to_spans,
-    read_corpus,
-    to_iob2,
-    write_tsv,
-)
+from wikisilver.corpus.inputs import read_corpus
+from wikisilver.corpus.tags import TaggedSentence, iob_to_spans, to_iob2
+from wikisilver.corpus.write import write_part, write_tagged_tsv
 from wikisilver.errors import InputError
+from wikisilver.records import EntitySpan, LabelledSentence
 
 
 def write(path, text: str, encoding: str = "utf-8"):
@@ -165,13 +162,13 @@ def test_our_tsv_with_comment_lines(tmp_path):
     assert first.dbpedia_tags == ("B-Person", "I-Person", "B-City", "O", "O")
     (dbp, _) = read_corpus(path, tagset="dbpedia")
     assert dbp.tags[2] == "B-City"
-    with pytest.raises(InputError, match="no fine tags"):
+    with pytest.raises(InputError, match="our corpus has no fine tags"):
         list(read_corpus(path, tagset="fine"))
 
 
 def test_our_tsv_wrong_columns(tmp_path):
     path = write(tmp_path / "x.tsv", "Kis\tKis\tB-PER\n")
-    with pytest.raises(InputError, match=r"x.tsv:line 1: expected 5"):
+    with pytest.raises(InputError, match=r"x.tsv:line 1: expected 5 tab-separated columns \(token lemma pos"):
         list(read_corpus(path))
 
 
@@ -179,48 +176,61 @@ def test_tsv_round_trip(tmp_path):
     source = write(tmp_path / "a.tsv", OUR_TSV)
     out = tmp_path / "b.tsv"
     with open(out, "w", encoding="utf-8") as handle:
-        write_tsv(handle, read_corpus(source))
+        write_tagged_tsv(handle, read_corpus(source))
     assert list(read_corpus(str(out))) == list(read_corpus(source))
 
 
-def our_parquet(path, with_fine: bool = True) -> str:
-    rows = {
-        "title": ["Kis Pál", "Kis Pál"],
-        "page_id": [12, 12],
-        "sentence_index": [0, 1],
-        "tokens": [["Kis", "Pál", "Budapesten", "élt"], ["Az", "MTA"]],
-        "lemmas": [["Kis", "Pál", "Budapest", "él"], ["az", "MTA"]],
-        "pos": [["PROPN", "PROPN", "PROPN", "VERB"], ["DET", "PROPN"]],
-        "dbpedia_tags": [["B-Person", "I-Person", "B-City", "O"], ["O", "B-Organisation"]],
-        "conll_tags": [["B-PER", "I-PER", "B-LOC", "O"], ["O", "B-ORG"]],
-        "spans": [[{"start": 0, "end": 2, "conll": "PER", "dbpedia_class": "Person",
-                    "target": "Kis Pál", "rule": "link_entity"}], []],
-        "low_quality": [False, True],
-    }
-    if with_fine:
-        rows["fine_tags"] = [["B-PERSON", "I-PERSON", "B-GPE", "O"], ["O", "B-ORG"]]
-    pq.write_table(pa.table(rows), path)
-    return str(path)
+KIS_PAL = (
+    LabelledSentence(
+        page_id=12, title="Kis Pál", index=0, tokens=("Kis", "Pál", "Budapesten", "élt"),
+        lemmas=("Kis", "Pál", "Budapest", "él"), pos=("PROPN", "PROPN", "PROPN", "VERB"),
+        dbpedia_tags=("B-Person", "I-Person", "B-City", "O"), conll_tags=("B-PER", "I-PER", "B-LOC", "O"),
+        spans=(EntitySpan(0, 2, "PER", "Person", "Kis Pál", "link_entity"),),
+    ),
+    LabelledSentence(
+        page_id=12, title="Kis Pál", index=1, tokens=("Az", "MTA"), lemmas=("az", "MTA"),
+        pos=("DET", "PROPN"), dbpedia_tags=("O", "B-Organisation"), conll_tags=("O", "B-ORG"),
+        spans=(), low_quality=True, quality_reasons=("no_final_punctuation",),
+    ),
+)
+
+
+def our_output(out) -> None:
+    """A build's output directory: the same sentences in tsv/ and parquet/, and its manifest."""
+    for folder in ("tsv", "parquet"):
+        (out / folder).mkdir(parents=True)
+    write_part(KIS_PAL, out / "tsv" / "part-00000-of-00001.tsv", out / "parquet" / "part-00000-of-00001.parquet")
+    (out / "parquet" / "_SUCCESS").write_text("")
+    (out / "manifest.json").write_text("{}")
 
 
 def test_our_parquet(tmp_path):
-    directory = tmp_path / "out" / "parquet"
-    directory.mkdir(parents=True)
-    our_parquet(directory / "part-00000-of-00001.parquet")
-    (tmp_path / "out" / "parquet" / "_SUCCESS").write_text("")
+    our_output(tmp_path / "out")
     first, second = read_corpus(str(tmp_path / "out"))
     assert first.tokens == ("Kis", "Pál", "Budapesten", "élt")
     assert first.tags == ("B-PER", "I-PER", "B-LOC", "O")
-    assert first.doc_id == "12" and second.low_quality
-    (fine, _) = read_corpus(str(directory), tagset="fine")
-    assert fine.tags == ("B-PERSON", "I-PERSON", "B-GPE", "O")
+    assert first.doc_id == "12" and first.title == "Kis Pál" and second.sentence_index == 1
+    assert second.low_quality and second.lemmas == ("az", "MTA")
+    (dbpedia, _) = read_corpus(str(tmp_path / "out" / "parquet"), tagset="dbpedia")
+    assert dbpedia.tags == ("B-Person", "I-Person", "B-City", "O")
+    with pytest.raises(InputError, match="our corpus has no fine tags"):
+        list(read_corpus(str(tmp_path / "out"), tagset="fine"))
 
 
-def test_parquet_without_fine_tags_says_so(tmp_path):
-    path = our_parquet(tmp_path / "p.parquet", with_fine=False)
-    assert len(list(read_corpus(path))) == 2
-    with pytest.raises(InputError, match="missing column.*fine_tags"):
-        list(read_corpus(path, tagset="fine"))
+def test_build_output_read_in_either_format(tmp_path):
+    """With a format given, a build's output is read from the folder of that format, once."""
+    our_output(tmp_path / "out")
+    from_parquet = list(read_corpus(str(tmp_path / "out"), "parquet"))
+    from_tsv = list(read_corpus(str(tmp_path / "out"), "tsv"))
+    assert [s.tokens for s in from_parquet] == [s.tokens for s in from_tsv] == [s.tokens for s in KIS_PAL]
+    assert [s.tags for s in from_parquet] == [s.tags for s in from_tsv]
+
+
+def test_foreign_parquet_names_the_missing_columns(tmp_path):
+    path = tmp_path / "p.parquet"
+    pq.write_table(pa.table({"tokens": [["a"]], "conll_tags": [["O"]]}), path)
+    with pytest.raises(InputError, match=r"p\.parquet: missing column\(s\) title, page_id, .*not a wikisilver corpus"):
+        list(read_corpus(str(path)))
 
 
 def test_directory_without_corpus_files(tmp_path):
@@ -262,7 +272,6 @@ def test_nerkor_hash_tokens_are_read():
 def test_build_output_directory_is_read_once(tmp_path):
     """A build's output has tsv/ and parquet/ copies of the same sentences: a corpus reads one."""
     from wikisilver.cli import main
-    from wikisilver.conll import read_corpus
 
     out = tmp_path / "demo"
     assert main(["build", "--demo", "--out", str(out)]) == 0

@@ -2,7 +2,7 @@
 
 Every entity mention of the corpus contributes its surface form (tokens joined by spaces) under its
 type. The lists are written as TSV (``type<TAB>surface<TAB>count``, sorted by type, then by falling
-count) and used by :mod:`wikisilver.ner` as gazetteer features.
+count) and used by :mod:`wikisilver.ner.features` as gazetteer features.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from wikisilver.conll import TaggedSentence, iob_to_spans
+from wikisilver.corpus.tags import TaggedSentence, iob_to_spans
 from wikisilver.errors import InputError
 
 HEADER = "# wikisilver gazetteer: type<TAB>surface<TAB>count (surface = tokens joined by one space)"
@@ -26,9 +26,6 @@ class Gazetteer:
     max_length: int
     path: str | None = None
 
-    def types_of(self, surface: str) -> frozenset[str]:
-        return self.entries.get(tuple(surface.split(" ")), frozenset())
-
     def matches(self, tokens: Sequence[str]) -> list[tuple[int, int, str]]:
         """Every ``(start, end, type)`` where a listed surface occurs (overlaps included)."""
         found = []
@@ -39,9 +36,6 @@ class Gazetteer:
                 if kinds:
                     found.extend((start, end, kind) for kind in sorted(kinds))
         return found
-
-    def __len__(self) -> int:
-        return len(self.entries)
 
 
 def count_surfaces(sentences: Iterable[TaggedSentence]) -> Counter[tuple[str, str]]:

@@ -1,30 +1,29 @@
-"""After step 5: our Parquet corpus in the formats NER tools read, and one article for a terminal.
+"""After step 5: our corpus in the formats NER tools read, and one article for a terminal.
 
 Formats: CoNLL-2003 (``token POS _ TAG``, ``-DOCSTART- -X- -X- O`` before each article, IOB1 or
 IOB2), CoNLL-U Plus (the ten CoNLL-U columns + ``WIKISILVER:NER``), spaCy ``DocBin`` (when spaCy is
-installed) and JSONL with character offsets into the space-joined sentence text. Rows are streamed
-batch by batch from the part files: a large Wikipedia's corpus does not fit in memory (spaCy's
-DocBin, which is one object per file, is the exception).
+installed) and JSONL with character offsets into the space-joined sentence text. Sentences are
+streamed from :mod:`wikisilver.corpus.read`: a large Wikipedia's corpus does not fit in memory
+(spaCy's DocBin, which is one object per file, is the exception).
 """
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from wikisilver.conll import iob_to_spans
+from wikisilver.corpus.read import OUR_TAGSETS, read_sentences
+from wikisilver.corpus.tags import iob_to_spans
 from wikisilver.errors import InputError
-from wikisilver.records import EntitySpan, LabelledSentence
+from wikisilver.records import LabelledSentence
 
 EXPORT_FORMATS = ("conll2003", "conllup", "spacy", "jsonl")
 SCHEMES = ("iob1", "iob2")
-EXPORT_TAGSETS = ("conll", "dbpedia")
 NER_COLUMN = "WIKISILVER:NER"
 CONLLUP_COLUMNS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC",
                    NER_COLUMN)
@@ -52,109 +51,6 @@ class ExportReport:
     sentences: int
     tokens: int
     mentions: int
-
-
-# --------------------------------------------------------------------------- reading
-
-
-def read_corpus_json(corpus: str | Path, name: str) -> dict:
-    """A finished corpus's ``stats.json`` or ``manifest.json``, as a dict; a clear error otherwise."""
-    path = Path(corpus) / name
-    if not path.is_file():
-        raise InputError(str(path), "missing: not the directory of a finished `wikisilver build`")
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except json.JSONDecodeError as error:
-        raise InputError(str(path), f"invalid JSON ({error.msg})", f"{error.lineno}:{error.colno}") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(str(path), f"cannot read: {getattr(error, 'strerror', None) or error}") from None
-    if not isinstance(data, dict):
-        raise InputError(str(path), "expected a JSON object")
-    return data
-
-
-def parquet_files(corpus: str | Path) -> list[Path]:
-    """The Parquet part files of a corpus: ``DIR/parquet/*.parquet``, ``DIR/*.parquet`` or a file."""
-    path = Path(corpus)
-    if path.is_file():
-        return [path]
-    if not path.is_dir():
-        raise InputError(str(path), "no such corpus directory")
-    for folder in (path / "parquet", path):
-        files = sorted(
-            p for p in folder.glob("*.parquet") if not p.name.startswith((".", "_"))
-        ) if folder.is_dir() else []
-        if files:
-            return files
-    raise InputError(str(path), "no Parquet part files (expected parquet/part-*.parquet)")
-
-
-def _sentence(row: dict) -> LabelledSentence:
-    return LabelledSentence(
-        page_id=row["page_id"], title=row["title"], index=row["sentence_index"],
-        tokens=tuple(row["tokens"]), lemmas=tuple(row["lemmas"]), pos=tuple(row["pos"]),
-        dbpedia_tags=tuple(row["dbpedia_tags"]), conll_tags=tuple(row["conll_tags"]),
-        spans=tuple(EntitySpan(**span) for span in row["spans"]),
-        low_quality=row["low_quality"], quality_reasons=tuple(row["quality_reasons"]),
-    )
-
-
-def read_sentences(
-    corpus: str | Path, *, exclude_low_quality: bool = False, batch_size: int = 2048
-) -> Iterator[LabelledSentence]:
-    """Sentences of our Parquet corpus in file order (within a part: page id, sentence index)."""
-    import pyarrow.parquet as pq
-
-    for path in parquet_files(corpus):
-        try:
-            handle = pq.ParquetFile(path)
-        except (OSError, ValueError) as error:
-            raise InputError(str(path), f"not a readable Parquet file ({error})") from None
-        row_no = 0
-        for batch in handle.iter_batches(batch_size=batch_size):
-            for row in batch.to_pylist():
-                row_no += 1
-                if exclude_low_quality and row["low_quality"]:
-                    continue
-                try:
-                    sentence = _sentence(row)
-                except (KeyError, TypeError) as error:
-                    raise InputError(str(path), f"not a wikisilver corpus row ({error})",
-                                     f"row {row_no}") from None
-                if len(sentence.conll_tags) != len(sentence.tokens):
-                    raise InputError(str(path), f"{len(sentence.conll_tags)} tags for "
-                                     f"{len(sentence.tokens)} tokens", f"row {row_no}")
-                yield sentence
-
-
-def read_article(
-    corpus: str | Path, title: str, *, limit: int | None = None
-) -> list[LabelledSentence]:
-    """The sentences of one article, by sentence index; only row groups that may hold it are read."""
-    import pyarrow.dataset as ds
-
-    dataset = ds.dataset([str(p) for p in parquet_files(corpus)], format="parquet")
-    # The filter is pushed down: row groups whose title statistics exclude it are skipped.
-    table = dataset.to_table(filter=ds.field("title") == title)
-    sentences = sorted((_sentence(row) for row in table.to_pylist()), key=lambda s: s.index)
-    return sentences[:limit] if limit is not None else sentences
-
-
-def close_titles(corpus: str | Path, title: str, count: int = 5) -> list[str]:
-    """Titles of the corpus that look like ``title`` (case-insensitive), best first."""
-    import pyarrow.compute as pc
-    import pyarrow.parquet as pq
-
-    titles: set[str] = set()
-    for path in parquet_files(corpus):
-        for batch in pq.ParquetFile(path).iter_batches(columns=["title"], batch_size=65536):
-            titles.update(pc.unique(batch.column(0)).to_pylist())
-    by_folded: dict[str, str] = {}
-    for known in sorted(titles):
-        by_folded.setdefault(known.casefold(), known)
-    matches = difflib.get_close_matches(title.casefold(), list(by_folded), n=count, cutoff=0.6)
-    return [by_folded[m] for m in matches]
 
 
 # --------------------------------------------------------------------------- tags
@@ -345,7 +241,7 @@ def export_corpus(
         raise InputError(None, f"unknown export format {fmt!r} (expected one of {', '.join(EXPORT_FORMATS)})")
     if scheme not in SCHEMES:
         raise InputError(None, f"unknown tag scheme {scheme!r} (expected iob1 or iob2)")
-    if tagset not in EXPORT_TAGSETS:
+    if tagset not in OUR_TAGSETS:
         raise InputError(None, f"unknown tagset {tagset!r} (expected conll or dbpedia)")
     if fmt in ("jsonl", "spacy") and scheme != "iob2":
         raise InputError(None, f"--scheme applies to the CoNLL formats; {fmt} stores entity spans")

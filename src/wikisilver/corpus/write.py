@@ -1,15 +1,16 @@
-"""Step 5 of the method: the corpus writers (multitag TSV and Parquet) and their schema.
+"""Step 5 of the method: the corpus written as part files (multitag TSV and Parquet), and JSON
+written so that no reader sees half a file.
 
-TSV ("multitag" format): one token per line, tab-separated ``token lemma pos dbpedia_tag
-conll_tag`` (IOB2 tags), a blank line after each sentence, UTF-8. Parquet: one row per sentence,
-schema :data:`SENTENCE_SCHEMA` (documented in docs/output.md). Readers of these and of
-CoNLL-style files live in :mod:`wikisilver.conll`.
+The layout of both formats is :mod:`wikisilver.corpus.schema`; :mod:`wikisilver.corpus.read` reads
+them back. A split of the corpus (:mod:`wikisilver.corpus.splits`) is written in the same TSV, with
+a comment line that keeps each sentence's article.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TextIO
@@ -17,40 +18,9 @@ from typing import TextIO
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from wikisilver.corpus.schema import SENTENCE_SCHEMA
+from wikisilver.corpus.tags import TaggedSentence
 from wikisilver.records import EntitySpan, LabelledSentence
-
-TSV_COLUMNS = ("token", "lemma", "pos", "dbpedia_tag", "conll_tag")
-
-SPAN_TYPE = pa.struct(
-    [
-        ("start", pa.int32()),
-        ("end", pa.int32()),
-        ("conll", pa.string()),
-        ("dbpedia_class", pa.string()),
-        ("target", pa.string()),
-        ("rule", pa.string()),
-    ]
-)
-
-SENTENCE_SCHEMA = pa.schema(
-    [
-        pa.field("title", pa.string(), nullable=False),
-        pa.field("page_id", pa.int64(), nullable=False),
-        pa.field("sentence_index", pa.int32(), nullable=False),
-        pa.field("tokens", pa.list_(pa.string()), nullable=False),
-        pa.field("lemmas", pa.list_(pa.string()), nullable=False),
-        pa.field("pos", pa.list_(pa.string()), nullable=False),
-        pa.field("dbpedia_tags", pa.list_(pa.string()), nullable=False),
-        pa.field("conll_tags", pa.list_(pa.string()), nullable=False),
-        pa.field("spans", pa.list_(SPAN_TYPE), nullable=False),
-        pa.field("low_quality", pa.bool_(), nullable=False),
-        pa.field("quality_reasons", pa.list_(pa.string()), nullable=False),
-    ],
-    metadata={
-        b"wikisilver.description": b"One row per sentence of a wikisilver silver NER corpus",
-        b"wikisilver.tags": b"IOB2; conll_tags in PER/LOC/ORG/MISC, dbpedia_tags carry the DBpedia class",
-    },
-)
 
 _ESCAPES = str.maketrans({"\t": " ", "\n": " ", "\r": " "})
 
@@ -128,6 +98,33 @@ def write_part(
     finally:
         writer.close()
     return count
+
+
+def write_tagged_tsv(handle: TextIO, sentences: Iterable[TaggedSentence]) -> int:
+    """Sentences in the multitag TSV, each after a ``# page_id=… title=…`` comment; returns tokens."""
+    tokens = 0
+    for s in sentences:
+        fields = []
+        if s.doc_id is not None and s.doc_id.isdigit():
+            fields.append(f"page_id={s.doc_id}")
+        elif s.doc_id is not None:
+            fields.append("doc=" + re.sub(r"\s", "_", s.doc_id))
+        if s.title:
+            fields.append(f"title={s.title}")
+        if s.sentence_index is not None:
+            fields.append(f"sentence={s.sentence_index}")
+        fields.append(f"low_quality={int(s.low_quality)}")
+        lines = ["# " + " ".join(fields).replace("\n", " ")]
+        conll = s.conll_tags or s.tags
+        dbpedia = s.dbpedia_tags or conll
+        lemmas = s.lemmas or ("_",) * len(s.tokens)
+        pos = s.pos or ("_",) * len(s.tokens)
+        for cells in zip(s.tokens, lemmas, pos, dbpedia, conll):
+            lines.append("\t".join(c.replace("\t", " ") or "_" for c in cells))
+        handle.write("\n".join(lines))
+        handle.write("\n\n")
+        tokens += len(s.tokens)
+    return tokens
 
 
 def write_json_atomic(path: str | Path, data: object) -> None:

@@ -14,7 +14,8 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from wikisilver.conll import TaggedSentence, write_tsv
+from wikisilver.corpus.tags import TaggedSentence
+from wikisilver.corpus.write import write_tagged_tsv
 from wikisilver.errors import InputError
 
 _SCALE = float(2**64)
@@ -32,9 +33,9 @@ def _key(sentence: TaggedSentence) -> str:
     return sentence.doc_id
 
 
-def is_test(doc_id: str, test_fraction: float, seed: int = 0) -> bool:
-    """Whether the article goes to the test side (a fixed fraction of the hash space)."""
-    return article_hash(doc_id, seed) / _SCALE < test_fraction
+def _is_test(article: int, test_fraction: float) -> bool:
+    """Whether an article (by its hash) goes to the test side: a fixed fraction of the hash space."""
+    return article / _SCALE < test_fraction
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ def select_articles(
     kept: dict[bool, set[int]] = {True: set(), False: set()}
     # A second hash of the article orders the sampling, independent of the side assignment.
     for h in sorted(sizes, key=lambda h: article_hash(str(h), seed + 1)):
-        side = h / _SCALE < test_fraction
+        side = _is_test(h, test_fraction)
         if used[side] + sizes[h] <= budgets[side]:
             kept[side].add(h)
             used[side] += sizes[h]
@@ -98,10 +99,10 @@ def split_corpus(
     with open(train_path, "w", encoding="utf-8") as train_out, open(test_path, "w", encoding="utf-8") as test_out:
         for sentence in read():
             h = article_hash(_key(sentence), seed)
-            side = h / _SCALE < test_fraction
+            side = _is_test(h, test_fraction)
             if selection is not None and h not in selection[side]:
                 continue
-            write_tsv(test_out if side else train_out, [sentence])
+            write_tagged_tsv(test_out if side else train_out, [sentence])
             counts[side][0] += 1
             counts[side][1] += len(sentence.tokens)
             counts[side][2].add(h)

@@ -1,0 +1,261 @@
+"""After step 5: the one reader of a wikisilver corpus (its Parquet and TSV parts, stats.json, manifest.json).
+
+Everything that reads a built corpus goes through here: the Python API (``load_corpus``), ``report``,
+``show``, ``export``, and, as tagged sentences, ``train``, ``evaluate``, ``split`` and ``gazetteers``.
+Parts are streamed batch by batch (or line by line): the corpus of a large Wikipedia does not fit in
+memory. A directory written by ``wikisilver build`` holds every sentence twice (``tsv/`` and
+``parquet/``); its Parquet parts are the ones read.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pyarrow as pa
+
+from wikisilver.corpus.schema import SENTENCE_SCHEMA, TSV_COLUMNS
+from wikisilver.corpus.tags import CONLL_TYPES, TagCleaner, TaggedSentence, text_lines, to_iob2
+from wikisilver.errors import InputError
+from wikisilver.records import EntitySpan, LabelledSentence
+
+OUR_TAGSETS = ("conll", "dbpedia")
+
+_COMMENT_FIELD = re.compile(r"(\w+)=(\S*)")
+
+
+# --------------------------------------------------------------------------- stats.json, manifest.json
+
+
+def read_corpus_json(corpus: str | Path, name: str) -> dict:
+    """A finished corpus's ``stats.json`` or ``manifest.json``, as a dict; a clear error otherwise."""
+    path = Path(corpus) / name
+    if not path.is_file():
+        raise InputError(str(path), "missing: not the directory of a finished `wikisilver build`")
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except json.JSONDecodeError as error:
+        raise InputError(str(path), f"invalid JSON ({error.msg})", f"{error.lineno}:{error.colno}") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(str(path), f"cannot read: {getattr(error, 'strerror', None) or error}") from None
+    if not isinstance(data, dict):
+        raise InputError(str(path), "expected a JSON object")
+    return data
+
+
+# --------------------------------------------------------------------------- Parquet parts
+
+
+def parquet_files(corpus: str | Path) -> list[Path]:
+    """The Parquet part files of a corpus: ``DIR/parquet/*.parquet``, ``DIR/*.parquet`` or a file."""
+    path = Path(corpus)
+    if path.is_file():
+        return [path]
+    if not path.is_dir():
+        raise InputError(str(path), "no such corpus directory")
+    for folder in (path / "parquet", path):
+        files = sorted(
+            p for p in folder.glob("*.parquet") if not p.name.startswith((".", "_"))
+        ) if folder.is_dir() else []
+        if files:
+            return files
+    raise InputError(str(path), "no Parquet part files (expected parquet/part-*.parquet)")
+
+
+def parquet_batches(
+    corpus: str | Path, columns: Sequence[str] | None = None, batch_size: int = 2048
+) -> Iterator[tuple[Path, pa.RecordBatch]]:
+    """``(part, batch)`` of the corpus's Parquet parts in file order, only ``columns`` (default all).
+
+    A part that cannot be read, or lacks a column of our schema that is asked for, is an
+    :class:`InputError` naming the part.
+    """
+    import pyarrow.parquet as pq
+
+    wanted = list(columns) if columns is not None else SENTENCE_SCHEMA.names
+    for path in parquet_files(corpus):
+        try:
+            handle = pq.ParquetFile(path)
+            missing = [name for name in wanted if name not in handle.schema_arrow.names]
+            if missing:
+                raise InputError(str(path), f"missing column(s) {', '.join(missing)}: not a wikisilver corpus part")
+            for batch in handle.iter_batches(batch_size=batch_size, columns=wanted):
+                yield path, batch
+        except (OSError, ValueError) as error:  # pyarrow's ArrowInvalid is a ValueError
+            raise InputError(str(path), f"not a readable Parquet file ({error})") from None
+
+
+def sentence_count(corpus: str | Path) -> int:
+    """Sentences (rows) in all parts, low-quality ones included; only the footers are read."""
+    import pyarrow.parquet as pq
+
+    total = 0
+    for path in parquet_files(corpus):
+        try:
+            total += pq.ParquetFile(path).metadata.num_rows
+        except (OSError, ValueError) as error:
+            raise InputError(str(path), f"not a readable Parquet file ({error})") from None
+    return total
+
+
+def _sentence(row: dict) -> LabelledSentence:
+    return LabelledSentence(
+        page_id=row["page_id"], title=row["title"], index=row["sentence_index"],
+        tokens=tuple(row["tokens"]), lemmas=tuple(row["lemmas"]), pos=tuple(row["pos"]),
+        dbpedia_tags=tuple(row["dbpedia_tags"]), conll_tags=tuple(row["conll_tags"]),
+        spans=tuple(EntitySpan(**span) for span in row["spans"]),
+        low_quality=row["low_quality"], quality_reasons=tuple(row["quality_reasons"]),
+    )
+
+
+def read_sentences(
+    corpus: str | Path, *, exclude_low_quality: bool = False, batch_size: int = 2048
+) -> Iterator[LabelledSentence]:
+    """Sentences of our Parquet corpus in file order (within a part: page id, sentence index)."""
+    row_no, part = 0, None
+    for path, batch in parquet_batches(corpus, batch_size=batch_size):
+        if path != part:
+            row_no, part = 0, path
+        for row in batch.to_pylist():
+            row_no += 1
+            if exclude_low_quality and row["low_quality"]:
+                continue
+            try:
+                sentence = _sentence(row)
+            except (KeyError, TypeError) as error:
+                raise InputError(str(path), f"not a wikisilver corpus row ({error})", f"row {row_no}") from None
+            for name in ("conll_tags", "dbpedia_tags"):
+                tags = getattr(sentence, name)
+                if len(tags) != len(sentence.tokens):
+                    raise InputError(str(path), f"{len(tags)} {name} for {len(sentence.tokens)} tokens",
+                                     f"row {row_no}")
+            yield sentence
+
+
+def read_table(corpus: str | Path, *, exclude_low_quality: bool = False, title: str | None = None) -> pa.Table:
+    """Rows of the corpus as one Arrow table, all of them or those of one article.
+
+    The filters are pushed down: row groups whose statistics exclude them are not read.
+    """
+    import pyarrow.dataset as ds
+
+    dataset = ds.dataset([str(p) for p in parquet_files(corpus)], format="parquet", schema=SENTENCE_SCHEMA)
+    condition = ds.field("title") == title if title is not None else None
+    if exclude_low_quality:
+        keep = ~ds.field("low_quality")
+        condition = keep if condition is None else condition & keep
+    return dataset.to_table(filter=condition)
+
+
+def read_article(
+    corpus: str | Path, title: str, *, limit: int | None = None
+) -> list[LabelledSentence]:
+    """The sentences of one article, by sentence index; only row groups that may hold it are read."""
+    sentences = sorted((_sentence(row) for row in read_table(corpus, title=title).to_pylist()),
+                       key=lambda s: s.index)
+    return sentences[:limit] if limit is not None else sentences
+
+
+def close_titles(corpus: str | Path, title: str, count: int = 5) -> list[str]:
+    """Titles of the corpus that look like ``title`` (case-insensitive), best first."""
+    import pyarrow.compute as pc
+
+    titles: set[str] = set()
+    for _, batch in parquet_batches(corpus, ["title"], batch_size=65536):
+        titles.update(pc.unique(batch.column(0)).to_pylist())
+    by_folded: dict[str, str] = {}
+    for known in sorted(titles):
+        by_folded.setdefault(known.casefold(), known)
+    matches = difflib.get_close_matches(title.casefold(), list(by_folded), n=count, cutoff=0.6)
+    return [by_folded[m] for m in matches]
+
+
+# --------------------------------------------------------------------------- as tagged sentences (§6)
+
+
+def _check_tagset(tagset: str, where: str) -> None:
+    if tagset not in OUR_TAGSETS:
+        raise InputError(where, f"our corpus has no {tagset} tags; use the conll or dbpedia tagset")
+
+
+def tagged(sentence: LabelledSentence, tagset: str = "conll") -> TaggedSentence:
+    """A sentence of our corpus with the tags of one layer (``conll`` or ``dbpedia``)."""
+    return TaggedSentence(
+        tokens=sentence.tokens, tags=sentence.conll_tags if tagset == "conll" else sentence.dbpedia_tags,
+        doc_id=str(sentence.page_id), low_quality=sentence.low_quality, pos=sentence.pos,
+        lemmas=sentence.lemmas, dbpedia_tags=sentence.dbpedia_tags, conll_tags=sentence.conll_tags,
+        title=sentence.title, sentence_index=sentence.index,
+    )
+
+
+def read_parquet_tagged(path: str, *, tagset: str = "conll") -> Iterator[TaggedSentence]:
+    """A Parquet part (or the parts of a directory) of our corpus as tagged sentences."""
+    _check_tagset(tagset, path)
+    for sentence in read_sentences(path):
+        yield tagged(sentence, tagset)
+
+
+def _comment_fields(line: str) -> dict[str, str]:
+    """``# page_id=12 title=Foo_bar sentence=3 low_quality=0`` -> dict (title may hold spaces)."""
+    body = line.lstrip("#").strip()
+    fields: dict[str, str] = {}
+    title_at = body.find("title=")
+    if title_at >= 0:
+        # The title runs to the next " key=" so titles with spaces survive.
+        rest = body[title_at + 6:]
+        match = re.search(r" (?:sentence|low_quality|page_id|doc)=", rest)
+        fields["title"] = rest[: match.start()] if match else rest
+        body = body[:title_at] + (rest[match.start():] if match else "")
+    for key, value in _COMMENT_FIELD.findall(body):
+        fields.setdefault(key, value)
+    return fields
+
+
+def read_tsv(path: str, *, tagset: str = "conll", encoding: str = "utf-8") -> Iterator[TaggedSentence]:
+    """Our multitag TSV, a part of the build or a side of a split (with ``# page_id=…`` comments)."""
+    _check_tagset(tagset, path)
+    clean = TagCleaner(path, CONLL_TYPES if tagset == "conll" else None)
+    clean_any = TagCleaner(path, None)
+    rows: list[list[str]] = []
+    first_line = 0
+    meta: dict[str, str] = {}
+
+    def sentence() -> TaggedSentence:
+        conll = to_iob2([clean(r[4], first_line + k) for k, r in enumerate(rows)])
+        dbpedia = to_iob2([clean_any(r[3], first_line + k) for k, r in enumerate(rows)])
+        page = meta.get("page_id") or meta.get("doc") or None
+        title = meta.get("title") or None
+        index = meta.get("sentence")
+        return TaggedSentence(
+            tokens=tuple(r[0] for r in rows), tags=conll if tagset == "conll" else dbpedia,
+            doc_id=page or title or path,
+            low_quality=meta.get("low_quality") in ("1", "true", "True"),
+            pos=tuple(r[2] for r in rows), lemmas=tuple(r[1] for r in rows),
+            dbpedia_tags=dbpedia, conll_tags=conll, title=title,
+            sentence_index=int(index) if index and index.isdigit() else None,
+        )
+
+    for line_no, line in text_lines(path, encoding):
+        if not line.strip():
+            if rows:
+                yield sentence()
+                rows, meta = [], {}
+            continue
+        if line.startswith("#") and "\t" not in line:  # a "#" token still has its 4 tabs
+            meta = _comment_fields(line)
+            continue
+        cells = line.split("\t")
+        if len(cells) != len(TSV_COLUMNS):
+            raise InputError(
+                path, f"expected {len(TSV_COLUMNS)} tab-separated columns ({' '.join(TSV_COLUMNS)}), "
+                f"got {len(cells)}", f"line {line_no}",
+            )
+        if not rows:
+            first_line = line_no
+        rows.append(cells)
+    if rows:
+        yield sentence()

@@ -1,0 +1,167 @@
+"""§6 of the method: prove a corpus by training a NER tagger on it.
+
+A linear-chain CRF (CRFsuite through ``python-crfsuite``) on the features of
+:mod:`wikisilver.ner.features`. A ``MODEL.meta.json`` beside each model records the feature version,
+the gazetteer and the tagset, so tagging computes the features the model was trained on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from wikisilver.corpus.gazetteers import Gazetteer, load_gazetteer
+from wikisilver.corpus.tags import TaggedSentence
+from wikisilver.errors import InputError
+from wikisilver.ner.features import FEATURES_VERSION, sentence_features
+
+
+@dataclass(frozen=True)
+class TrainReport:
+    """What a training run saw and how long it took."""
+
+    model_path: str
+    sentences: int
+    tokens: int
+    skipped_low_quality: int
+    labels: tuple[str, ...]
+    iterations: int
+    feature_seconds: float
+    train_seconds: float
+    final_loss: float | None = None
+
+
+def _meta_path(model_path: str) -> str:
+    return model_path + ".meta.json"
+
+
+def train(
+    sentences: Iterable[TaggedSentence],
+    model_path: str,
+    *,
+    max_tokens: int | None = None,
+    exclude_low_quality: bool = False,
+    c1: float = 0.1,
+    c2: float = 0.01,
+    max_iterations: int = 100,
+    gazetteer: Gazetteer | str | None = None,
+    min_feature_freq: int = 1,
+    tagset: str = "conll",
+) -> TrainReport:
+    """Train a CRF on the sentences (whole sentences, up to ``max_tokens``) and save it.
+
+    A ``model_path.meta.json`` beside the model records the feature version and the gazetteer, so
+    :class:`Tagger` computes the same features at tagging time.
+    """
+    import pycrfsuite
+
+    gazetteer_path = None
+    if isinstance(gazetteer, str):
+        gazetteer_path = os.path.abspath(gazetteer)
+        gazetteer = load_gazetteer(gazetteer)
+    elif gazetteer is not None:
+        gazetteer_path = gazetteer.path
+    trainer = pycrfsuite.Trainer(verbose=False)
+    n_sentences = n_tokens = skipped = 0
+    started = time.perf_counter()
+    for sentence in sentences:
+        if exclude_low_quality and sentence.low_quality:
+            skipped += 1
+            continue
+        if not sentence.tokens:
+            continue
+        if max_tokens is not None and n_tokens + len(sentence.tokens) > max_tokens:
+            break
+        trainer.append(sentence_features(sentence.tokens, gazetteer), list(sentence.tags))
+        n_sentences += 1
+        n_tokens += len(sentence.tokens)
+    if n_sentences == 0:
+        raise InputError(None, "no training sentences (empty corpus, or all low-quality / over budget)")
+    feature_seconds = time.perf_counter() - started
+    trainer.set_params(
+        {
+            "c1": c1,
+            "c2": c2,
+            "max_iterations": max_iterations,
+            "feature.possible_transitions": True,
+            "feature.minfreq": min_feature_freq,
+        }
+    )
+    directory = os.path.dirname(os.path.abspath(model_path))
+    os.makedirs(directory, exist_ok=True)
+    started = time.perf_counter()
+    trainer.train(model_path)
+    train_seconds = time.perf_counter() - started
+    last = trainer.logparser.last_iteration or {}
+    reader = pycrfsuite.Tagger()
+    reader.open(model_path)
+    labels = tuple(sorted(reader.labels()))
+    reader.close()
+    with open(_meta_path(model_path), "w", encoding="utf-8") as handle:
+        json.dump(
+            {
+                "features_version": FEATURES_VERSION,
+                "gazetteer": gazetteer_path,
+                "tagset": tagset,
+                "sentences": n_sentences,
+                "tokens": n_tokens,
+                "params": {"c1": c1, "c2": c2, "max_iterations": max_iterations,
+                           "min_feature_freq": min_feature_freq},
+            },
+            handle,
+            indent=2,
+        )
+    return TrainReport(
+        model_path=model_path,
+        sentences=n_sentences,
+        tokens=n_tokens,
+        skipped_low_quality=skipped,
+        labels=labels,
+        iterations=int(last.get("num", 0)),
+        feature_seconds=feature_seconds,
+        train_seconds=train_seconds,
+        final_loss=last.get("loss"),
+    )
+
+
+class Tagger:
+    """A trained model, with the gazetteer it was trained with."""
+
+    def __init__(self, model_path: str, gazetteer: Gazetteer | str | None = None) -> None:
+        import pycrfsuite
+
+        if not os.path.isfile(model_path):
+            raise InputError(model_path, "no such model file")
+        meta: dict = {}
+        if os.path.isfile(_meta_path(model_path)):
+            with open(_meta_path(model_path), encoding="utf-8") as handle:
+                meta = json.load(handle)
+        if meta.get("features_version", FEATURES_VERSION) != FEATURES_VERSION:
+            raise InputError(
+                model_path, f"trained with features v{meta['features_version']}, this version "
+                f"computes v{FEATURES_VERSION}; retrain the model"
+            )
+        self.tagset: str = meta.get("tagset", "conll")
+        if gazetteer is None and meta.get("gazetteer"):
+            gazetteer = meta["gazetteer"]
+        if isinstance(gazetteer, str):
+            gazetteer = load_gazetteer(gazetteer)
+        self.gazetteer: Gazetteer | None = gazetteer
+        self._tagger = pycrfsuite.Tagger()
+        try:
+            self._tagger.open(model_path)
+        except (OSError, ValueError) as error:
+            raise InputError(model_path, f"not a CRFsuite model ({error})") from None
+
+    @property
+    def labels(self) -> list[str]:
+        return list(self._tagger.labels())
+
+    def tag(self, tokens: Sequence[str]) -> list[str]:
+        """IOB2 tags of a tokenized sentence."""
+        if not tokens:
+            return []
+        return list(self._tagger.tag(sentence_features(tokens, self.gazetteer)))
