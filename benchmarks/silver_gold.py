@@ -18,7 +18,7 @@ import argparse
 import json
 import sys
 
-from wikisilver.goldcheck import read_blind_gold, score_corpus
+from wikisilver.corpus.goldcheck import read_blind_gold, score_corpus
 
 
 def main(argv: list[str] | None = None) -> int:

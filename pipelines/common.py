@@ -15,7 +15,6 @@ from collections.abc import Iterator, Mapping
 import apache_beam as beam
 from apache_beam.metrics import Metrics
 
-from wikisilver.progress import Progress, progress_log  # noqa: F401 - the stages take them from here
 from wikisilver.records import PageReject
 
 NAMESPACE = "wikisilver"

@@ -10,7 +10,8 @@ import apache_beam as beam
 from apache_beam.pvalue import PCollection
 
 from wikisilver import wikitext
-from wikisilver.pipelines.common import COUNTS, REJECTS, Progress, count, counter, reject
+from wikisilver.pipelines.common import COUNTS, REJECTS, count, counter, reject
+from wikisilver.progress import Progress
 from wikisilver.records import Article, Page, PageFlags, PageReject
 from wikisilver.entities.infobox import infobox_class, load_infobox_mappings
 from wikisilver.titles import normalize_title
@@ -44,18 +45,12 @@ class _RoutePage(beam.DoFn):
 class _CleanArticle(beam.DoFn):
     """Wikitext -> clean text with link spans, within a size and time budget; failures to rejects."""
 
-    def __init__(self, lang: str, namespaces: Mapping[int, str], max_chars: int, max_seconds: float,
-                 infobox_dir: str | None, progress_interval: float = 30.0) -> None:
-        self.options = {"lang": lang, "namespaces": dict(namespaces), "max_chars": max_chars, "max_seconds": max_seconds}
-        self.infobox_dir = infobox_dir
-        self.infoboxes = None
+    def __init__(self, options: Mapping[str, object], progress_interval: float) -> None:
+        self.options = dict(options)  # the keyword arguments of clean_wikitext
         self.progress_interval = progress_interval
-        self.progress = None
 
     def setup(self) -> None:
         self.progress = Progress("clean", "articles", self.progress_interval)
-        if self.infobox_dir:
-            self.infoboxes = load_infobox_mappings(self.infobox_dir)
 
     def process(self, page: Page) -> Iterator:
         try:
@@ -63,17 +58,30 @@ class _CleanArticle(beam.DoFn):
         except Exception as error:  # a corrupt page never kills a run: dead-letter it
             yield from reject(_reject(page, error))
             return
-        title = normalize_title(page.title)
-        cls = infobox_class(wikitext.template_names(page.text), self.infoboxes) if self.infoboxes else None
-        if cls:
-            counter("typed_by_infobox").inc()
-            yield beam.pvalue.TaggedOutput("infobox_types", (title, cls))
         if not clean.text.strip():
             yield count("pages_skipped.empty_text")
             return
         counter("articles_cleaned").inc()
         self.progress.add()
-        yield Article(page.page_id, title, clean.text, clean.links)
+        yield Article(page.page_id, normalize_title(page.title), clean.text, clean.links)
+
+
+class _InfoboxClass(beam.DoFn):
+    """An article -> (title, DBpedia class of its first mapped infobox), with --infobox-mappings."""
+
+    def __init__(self, directory: str, max_chars: int) -> None:
+        self.directory, self.max_chars = directory, max_chars
+
+    def setup(self) -> None:
+        self.mappings = load_infobox_mappings(self.directory)
+
+    def process(self, page: Page) -> Iterator[tuple[str, str]]:
+        if len(page.text) > self.max_chars:  # over the page budget: a reject of the cleaning step
+            return
+        cls = infobox_class(wikitext.template_names(page.text), self.mappings)
+        if cls:
+            counter("typed_by_infobox").inc()
+            yield normalize_title(page.title), cls
 
 
 def _reject(page: Page, error: Exception) -> PageReject:
@@ -121,11 +129,15 @@ class ExtractArticles(beam.PTransform):
         routed = pages | "Route" >> beam.ParDo(_RoutePage(self.lang)).with_outputs(
             COUNTS, "redirects", "flags", "page_titles", main="articles"
         )
+        options = {"lang": self.lang, "namespaces": self.namespaces, "max_chars": self.max_chars,
+                   "max_seconds": self.max_seconds}
         cleaned = routed.articles | "Clean" >> beam.ParDo(
-            _CleanArticle(
-                self.lang, self.namespaces, self.max_chars, self.max_seconds, self.infobox_dir, self.progress_interval
-            )
-        ).with_outputs(REJECTS, COUNTS, "infobox_types", main="articles")
+            _CleanArticle(options, self.progress_interval)
+        ).with_outputs(REJECTS, COUNTS, main="articles")
+        if self.infobox_dir:
+            infobox = routed.articles | "Infobox" >> beam.ParDo(_InfoboxClass(self.infobox_dir, self.max_chars))
+        else:
+            infobox = pages.pipeline | "NoInfobox" >> beam.Create([])
         counted = (routed[COUNTS], cleaned[COUNTS]) | "ExtractCounts" >> beam.Flatten()
         return Extracted(cleaned.articles, routed.redirects, routed.flags, routed.page_titles,
-                         cleaned.infobox_types, cleaned[REJECTS], counted)
+                         infobox, cleaned[REJECTS], counted)

@@ -10,7 +10,9 @@ import apache_beam as beam
 from apache_beam.pvalue import PCollection
 
 from wikisilver.labels import LabelConfig, Labeller
-from wikisilver.pipelines.common import COUNTS, REJECTS, Progress, counts, reject
+from wikisilver.text import get_processor
+from wikisilver.pipelines.common import COUNTS, REJECTS, counts, reject
+from wikisilver.progress import Progress
 from wikisilver.pipelines.redirects import ArticleTarget, article_key
 from wikisilver.records import Article, PageReject, TargetInfo
 
@@ -34,19 +36,21 @@ def duplicate_rejects(page_id: int, duplicates: Iterable[Article]) -> Iterator[P
                          detail=f"page id {page_id} with this title read twice (duplicate page in the dump)")
 
 
+def label_error(page_id: int, article: Article, error: Exception) -> PageReject:
+    return PageReject(source="", reason="label_error", page_id=page_id, title=article.title,
+                      detail=f"{type(error).__name__}: {error}"[:500], snippet=article.text[:200])
+
+
 class _LabelArticle(beam.DoFn):
+    """(article key, the article and its targets) -> its kept sentences, its counts, rejects."""
+
     def __init__(self, lang: str, text_backend: str, config: LabelConfig, progress_interval: float = 30.0) -> None:
-        self.lang = lang
-        self.text_backend = text_backend
-        self.config = config
-        self.labeller = None
+        self.labeller_args = (lang, text_backend, config)
         self.progress_interval = progress_interval
-        self.progress = None
 
     def setup(self) -> None:
-        from wikisilver.text import get_processor
-
-        self.labeller = Labeller(self.lang, get_processor(self.lang, self.text_backend), self.config)
+        lang, text_backend, config = self.labeller_args
+        self.labeller = Labeller(lang, get_processor(lang, text_backend), config)
         self.progress = Progress("label", "articles", self.progress_interval)
 
     def process(self, element) -> Iterator:
@@ -56,18 +60,15 @@ class _LabelArticle(beam.DoFn):
             return
         for duplicate in duplicate_rejects(page_id, articles[1:]):
             yield from reject(duplicate)
-        article = articles[0]
         try:
-            result = self.labeller.label_article(article, *split_targets(groups["targets"]))
+            result = self.labeller.label_article(articles[0], *split_targets(groups["targets"]))
         except Exception as error:  # dead-letter, never kill the run
-            yield from reject(PageReject(source="", reason="label_error", page_id=page_id, title=article.title,
-                                         detail=f"{type(error).__name__}: {error}"[:500], snippet=article.text[:200]))
+            yield from reject(label_error(page_id, articles[0], error))
             return
         self.progress.add()
         yield counts({**result.counts, "pages_used": result.counts.get("pages_used", 0) + 1})
         if result.sentences:
-            # One element per article, not per sentence: a tenth of Beam's per-element cost on the
-            # way to the writer, and an article's sentences stay together in one part anyway.
+            # One element per article: its sentences stay together in one part anyway.
             yield tuple(result.sentences)
 
 

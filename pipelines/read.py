@@ -9,7 +9,8 @@ import apache_beam as beam
 from apache_beam.pvalue import PCollection
 
 from wikisilver import dump as dumplib
-from wikisilver.pipelines.common import COUNTS, REJECTS, Progress, count, counts
+from wikisilver.pipelines.common import COUNTS, REJECTS, count, counts
+from wikisilver.progress import Progress
 from wikisilver.records import PageReject
 
 

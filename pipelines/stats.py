@@ -14,7 +14,7 @@ from pathlib import Path
 
 import apache_beam as beam
 
-from wikisilver.corpus import write as formats
+from wikisilver.corpus.write import write_json_atomic
 
 COUNTS_FILE = "counts.json"
 
@@ -51,7 +51,7 @@ class WriteCounts(beam.PTransform):
         return (
             counts
             | "SumCounts" >> beam.CombineGlobally(MergeCounts())
-            | "WriteCounts" >> beam.Map(lambda total: formats.write_json_atomic(path, total))
+            | "WriteCounts" >> beam.Map(lambda total: write_json_atomic(path, total))
         )
 
 

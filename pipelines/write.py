@@ -9,8 +9,9 @@ from pathlib import Path
 
 import apache_beam as beam
 
-from wikisilver.corpus import write as formats
-from wikisilver.pipelines.common import counter, progress_log
+from wikisilver.corpus.write import sentence_sort_key, write_part
+from wikisilver.pipelines.common import counter
+from wikisilver.progress import progress_log
 from wikisilver.records import PageReject
 
 def shard_of(page_id: int, shards: int) -> int:
@@ -30,10 +31,10 @@ class _WritePart(beam.DoFn):
 
     def process(self, element) -> Iterator[int]:
         shard, articles = element
-        ordered = sorted((s for sentences in articles for s in sentences), key=formats.sentence_sort_key)
+        ordered = sorted((s for sentences in articles for s in sentences), key=sentence_sort_key)
         name = part_name(shard, self.shards)
         root = Path(self.staging)
-        written = formats.write_part(ordered, root / "tsv" / f"{name}.tsv", root / "parquet" / f"{name}.parquet")
+        written = write_part(ordered, root / "tsv" / f"{name}.tsv", root / "parquet" / f"{name}.parquet")
         counter("sentences_written").inc(written)
         if self.progress_interval > 0:
             progress_log.info("write: %s (%s sentences)", name, f"{written:,}")

@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-import pyarrow.parquet as pq
-
+from wikisilver.corpus.read import parquet_batches
 from wikisilver.errors import InputError
 from wikisilver.ner.scores import ChunkCounter, Scores
 
@@ -78,11 +77,9 @@ def read_blind_gold(path: str) -> Iterator[GoldSentence]:
 
 
 def _kept(corpus: str, titles: set[str]) -> dict[tuple[str, tuple[str, ...]], tuple[str, ...]]:
-    from pathlib import Path
-
     kept = {}
-    for part in sorted(Path(corpus, "parquet").glob("*.parquet")):
-        for row in pq.read_table(part, columns=["title", "tokens", "conll_tags"]).to_pylist():
+    for _, batch in parquet_batches(corpus, ["title", "tokens", "conll_tags"]):
+        for row in batch.to_pylist():
             if row["title"] in titles:
                 kept[(row["title"], tuple(row["tokens"]))] = tuple(row["conll_tags"])
     return kept
