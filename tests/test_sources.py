@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from conftest import TYPES_100K, TYPES_111K, shared_file
-from wikisilver.entities.infobox import infobox_class, load_infobox_mappings, template_key
+from wikisilver.entities.infobox import infobox_class, load_infobox_mappings
+from wikisilver.wikitext import template_key
 from wikisilver.entities.rdf import TripleReadStats, iter_instance_types, iter_same_as, iter_triples, resource_title
 from wikisilver.entities.table import EntityRow, read_entity_table, write_entity_table
 from wikisilver.errors import InputError

@@ -13,7 +13,7 @@ from urllib.parse import unquote
 
 from wikisilver.entities.rdf import RDF_TYPE, TURTLE_TERM, TurtleState, ontology_class
 from wikisilver.errors import InputError
-from wikisilver.titles import normalize_title
+from wikisilver.wikitext import template_key
 
 log = logging.getLogger(__name__)
 
@@ -22,14 +22,8 @@ _BLOCK_END = re.compile(r"\s\.\s*$", re.MULTILINE)
 _SUBJECT_MAP = re.compile(r"^<SubjectMap>\s", re.MULTILINE)
 _CLASS_MAPPING = re.compile(r"^<ConditionalMapping/[^>]*/ClassMapping>\s", re.MULTILINE)
 _FILE_PREFIX = re.compile(r"^@prefix\s+([\w\-]*):\s*<([^>]*)>", re.MULTILINE)
-_TEMPLATE_NS = re.compile(r"^(?:template|vorlage|sablon|modèle|plantilla|sjabloon)\s*:\s*", re.IGNORECASE)
 # DBpedia's placeholder for templates mapped without a class; it is no ontology class.
 _PLACEHOLDER_CLASSES = frozenset({"Unknown"})
-
-
-def template_key(name: str) -> str:
-    """The lookup key of a template name: no namespace prefix, spaces, first letter upper."""
-    return normalize_title(_TEMPLATE_NS.sub("", name.strip()))
 
 
 def _block_pairs(text: str, start: int, prefixes: dict[str, str]) -> list[tuple[str, str]]:
@@ -95,7 +89,7 @@ def _mapping_classes(text: str) -> tuple[str, ...]:
 
 
 def load_infobox_mappings(directory: str) -> dict[str, tuple[str, ...]]:
-    """Template key (see :func:`template_key`) -> DBpedia classes, from one language's mapping dir.
+    """Template key (:func:`wikisilver.wikitext.template_key`) -> DBpedia classes, of one language.
 
     Reads ``Mapping_<lang>:<Template>.ttl`` files (names percent-decoded). Empty files and
     mappings that give no ontology class are left out; several classes are kept (conditional
@@ -128,7 +122,7 @@ def infobox_class(template_names: Iterable[str], mappings: dict[str, tuple[str, 
 
     An article with two mapped infoboxes (a person box, then an embedded military-unit box) is
     typed by the first, which is the one describing the article's subject. Names are matched by
-    :func:`template_key`, and if that fails with the rest of the name lower-cased, as template
+    :func:`wikisilver.wikitext.template_key`, and if that fails with the rest of the name lower-cased, as template
     redirects often differ only in case (``Infobox Settlement``).
     """
     lowered: dict[str, str] | None = None

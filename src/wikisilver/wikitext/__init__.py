@@ -13,7 +13,7 @@
 
 from wikisilver.wikitext.clean import CleanText, clean_wikitext
 from wikisilver.wikitext.markup import WikitextBudgetError
-from wikisilver.wikitext.page import is_disambiguation, redirect_target, template_names
+from wikisilver.wikitext.page import is_disambiguation, redirect_target, template_key, template_names
 
 __all__ = [
     "CleanText",
@@ -21,5 +21,6 @@ __all__ = [
     "clean_wikitext",
     "is_disambiguation",
     "redirect_target",
+    "template_key",
     "template_names",
 ]

@@ -33,6 +33,12 @@ class Language:
     interlanguage: re.Pattern[str]
 
 
+@functools.cache
+def template_namespaces() -> frozenset[str]:
+    """Names of the Template namespace (as :func:`name_key` gives them) that a template name may carry."""
+    return frozenset(name_key(name) for name in load_toml("wikitext.toml")["default"]["template_namespaces"])
+
+
 def name_key(name: str) -> str:
     """A namespace, template or category name as compared: "_" = " ", one space, lower case."""
     return " ".join(name.replace("_", " ").split()).lower()

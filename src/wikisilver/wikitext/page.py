@@ -8,14 +8,13 @@ import html
 import re
 
 from wikisilver.titles import normalize_title
-from wikisilver.wikitext.language import language_data, name_key
+from wikisilver.wikitext.language import language_data, name_key, template_namespaces
 
 # "{{" neither preceded nor followed by another "{" (three braces open a parameter).
 _TEMPLATE_NAME = re.compile(r"(?<!\{)\{\{(?!\{)\s*([^{}|\n<\[\]]*?)\s*(?=[|}\n<])")
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 _MAGIC_WORD = re.compile(r"^[A-Z0-9_]+$")
 # The Template namespace in the languages with a table (lower case): "{{Sablon:X}}" is "{{X}}".
-_TEMPLATE_NAMESPACES = frozenset({"template", "sablon", "vorlage", "шаблон", "πρότυπο", "bản mẫu", "šablons"})
 
 
 def redirect_target(wikitext: str, lang: str = "en") -> str | None:
@@ -36,7 +35,7 @@ def template_key(name: str) -> str:
             name = name[len(prefix):].lstrip()
             lowered = name.lower()
     head, colon, rest = name.partition(":")
-    if colon and name_key(head) in _TEMPLATE_NAMESPACES:
+    if colon and name_key(head) in template_namespaces():
         name = rest.strip()
     return name[:1].upper() + name[1:]
 
@@ -55,7 +54,7 @@ def template_names(wikitext: str) -> list[str]:
         if not raw or raw.startswith("#"):
             continue
         head, colon, _ = raw.partition(":")
-        if colon and name_key(head) not in _TEMPLATE_NAMESPACES and name_key(head) not in {"subst", "safesubst"}:
+        if colon and name_key(head) not in template_namespaces() and name_key(head) not in {"subst", "safesubst"}:
             continue  # DEFAULTSORT:, lc:, padleft: … and interwiki transclusions
         if _MAGIC_WORD.match(raw.strip()):
             continue
