@@ -4,7 +4,7 @@ a test that switches every registered rule off in turn and shows that its senten
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -73,9 +73,6 @@ class Example:
 
     markup: str
     lang: str = "en"
-    title: str = "Test article"
-    own: TargetInfo | None = None
-    extra_targets: dict[str, TargetInfo] = field(default_factory=dict)
 
 
 EXAMPLES = {
@@ -114,17 +111,16 @@ def labeller(lang: str, disabled: frozenset[str] = frozenset()) -> Labeller:
     return Labeller(lang, get_processor(lang), LabelConfig(disabled_rules=disabled))
 
 
-def label(markup: str, lang: str = "en", targets: dict | None = None, own: TargetInfo | None = None,
-          title: str = "Test article", disabled: frozenset[str] = frozenset()):
-    if targets is None:
-        targets = HU_TARGETS if lang == "hu" else TARGETS
+def label(markup: str, lang: str = "en", own: TargetInfo | None = None, title: str = "Test article",
+          disabled: frozenset[str] = frozenset()):
+    """Label a made-up article of ``lang`` with the targets above."""
+    targets = HU_TARGETS if lang == "hu" else TARGETS
     return labeller(lang, disabled).label_article(article(markup, title), targets, own)
 
 
 def label_example(rule: str, disabled: frozenset[str] = frozenset()):
     example = EXAMPLES[rule]
-    targets = {**(HU_TARGETS if example.lang == "hu" else TARGETS), **example.extra_targets}
-    return label(example.markup, example.lang, targets, example.own, example.title, disabled)
+    return label(example.markup, example.lang, disabled=disabled)
 
 
 def tags(result, index=0):

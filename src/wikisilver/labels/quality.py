@@ -35,7 +35,9 @@ def low_quality_no_finite_verb(state: SentenceState, processor: TextProcessor, p
     return pack.require_finite_verb and not processor.has_finite_verb(state.tokens, state.annotations)
 
 
-def quality_reasons(state: SentenceState, processor: TextProcessor, pack: LanguagePack, rules: tuple[Rule, ...]) -> tuple[str, ...]:
+def quality_reasons(
+    state: SentenceState, processor: TextProcessor, pack: LanguagePack, rules: tuple[Rule, ...]
+) -> tuple[str, ...]:
     """The reasons the sentence is low quality (none: it is not), each counted under its rule."""
     reasons = []
     for quality_rule in rules:
