@@ -1,0 +1,23 @@
+"""Steps 3 and 4 of the method: labelling the tokens of an article with the paper's rules.
+
+``registry`` (rule names, stages, :class:`LabelConfig`), ``rules`` (links, anchors, capitalized
+words), ``aliases`` (the per-article alias index and its rules), ``quality`` (low-quality flags),
+``state`` (one sentence while it is labelled), ``language`` (the per-language resources),
+``labeller`` (the article loop that runs the rules that are on). See docs/labelling.md.
+"""
+
+from __future__ import annotations
+
+# The rule modules register their rules on import; RULES is read after all of them.
+from wikisilver.labels import aliases, quality, rules  # noqa: F401
+from wikisilver.labels.labeller import ArticleResult, Labeller
+from wikisilver.labels.language import LanguagePack
+from wikisilver.labels.registry import LabelConfig, Rule, Stage, rule_names, rules_fired
+from wikisilver.labels.rules import is_lowercase_anchor
+
+RULES: tuple[str, ...] = rule_names()
+
+__all__ = [
+    "RULES", "ArticleResult", "LabelConfig", "Labeller", "LanguagePack", "Rule", "Stage",
+    "is_lowercase_anchor", "rule_names", "rules_fired",
+]

@@ -1,0 +1,134 @@
+"""Step 3 of the method, unlinked mentions: the per-article alias index and the rules that fill it.
+
+The entities an article is known to mention (its own subject, and the typed targets of its links)
+may be mentioned again without a link. The alias rules say under which token sequences; the index
+holds them by first token, longest first, and the first entity to claim a form keeps it: the
+article's own subject first, then the links in text order, each rule's forms for all entities
+before the next rule's (full names before first and last names).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+
+from wikisilver.labels.language import PARENTHETICAL, LanguagePack
+from wikisilver.labels.registry import Rule, Stage, rule
+from wikisilver.labels.state import Mention
+from wikisilver.records import Article, TargetInfo
+from wikisilver.text.base import is_capitalized
+
+Tokenize = Callable[[str], tuple[str, ...]]
+Form = tuple[str, ...]
+_NAME_PARTICLES = frozenset({"von", "van", "de", "der", "den", "da", "di", "du", "la", "le", "del", "della", "bin", "ibn", "al", "y"})
+
+
+def alias_forms(info: TargetInfo) -> list[str]:
+    """Names under which an entity may be mentioned again: its title, its aliases (redirects),
+    the title without a disambiguator, and a place's name without its region."""
+    forms = [info.title, *info.aliases]
+    bare = PARENTHETICAL.sub("", info.title)
+    if bare != info.title:
+        forms.append(bare)
+    if ", " in bare:  # "Paris, Texas" is mentioned as "Paris"
+        forms.append(bare.split(", ", 1)[0])
+    return [f for f in forms if f and is_capitalized(f)]
+
+
+@rule("alias_match", Stage.ALIAS)
+def alias_match(info: TargetInfo, anchor: Form, pack: LanguagePack, tokenize: Tokenize) -> Iterator[Form]:
+    """``[[Abraham Lincoln]] was a lawyer. Lincoln was elected …``: an entity's capitalized anchor,
+    title, title without disambiguator and redirect titles (``Lincoln`` → Abraham Lincoln), and the
+    article's own title and aliases, mentioned unlinked, take the entity's tag."""
+    if anchor and all(is_capitalized(t) or not t.isalpha() for t in anchor):
+        yield anchor
+    for form in alias_forms(info):
+        yield tokenize(form)
+
+
+@rule("alias_person_name_part", Stage.ALIAS)
+def alias_person_name_part(info: TargetInfo, anchor: Form, pack: LanguagePack, tokenize: Tokenize) -> Iterator[Form]:
+    """``He met [[Mary Todd]] … Later Todd married him.``: a person's first and last name alone
+    (not particles such as ``von``, not personal titles) are that person. The article's own
+    subject claims them first: ``Lincoln`` in Abraham Lincoln is him, not a linked town."""
+    if info.entity is None or pack.conll_of(info.entity) != "PER":
+        return
+    parts = tokenize(PARENTHETICAL.sub("", info.title))
+    names = [p for p in parts if p.isalpha() and is_capitalized(p) and p.lower() not in _NAME_PARTICLES]
+    if len(names) >= 2:
+        for name in (names[0], names[-1]):
+            if name not in pack.personal_titles:
+                yield (name,)
+
+
+class AliasIndex:
+    """The alias forms of one article: first token -> [(token sequence, mention)], longest first."""
+
+    def __init__(self, by_first: dict[str, list[tuple[Form, Mention]]]) -> None:
+        self._by_first = by_first
+        self.first_tokens = by_first.keys()  # the tokens an alias form starts with
+
+    @classmethod
+    def build(
+        cls,
+        article: Article,
+        targets: Mapping[str, TargetInfo],
+        own: TargetInfo | None,
+        pack: LanguagePack,
+        tokenize: Tokenize,
+        rules: Sequence[Rule],
+    ) -> "AliasIndex":
+        """The index of ``article`` from the ``ALIAS`` rules that are on."""
+        entries: dict[Form, Mention] = {}
+
+        def add(info: TargetInfo, anchor: Form, alias_rule: Rule) -> None:
+            mention = Mention.of(pack.tag_of(info), alias_rule.name)
+            for form in alias_rule.decide(info, anchor, pack, tokenize):
+                if form and form not in entries and is_capitalized(form[0]):
+                    entries[form] = mention
+
+        known: list[tuple[TargetInfo, Form]] = []
+        if own is not None and own.entity is not None and pack.conll_of(own.entity) != "O":
+            known.append((own, ()))
+            for alias_rule in rules:
+                add(own, (), alias_rule)
+        for link in article.links:
+            info = targets.get(link.target)
+            if info is None or info.entity is None or info.is_disambiguation or pack.conll_of(info.entity) == "O":
+                continue
+            known.append((info, tokenize(link.anchor)))
+        for alias_rule in rules:
+            for info, anchor in known:
+                add(info, anchor, alias_rule)
+        by_first: dict[str, list[tuple[Form, Mention]]] = {}
+        for form, mention in entries.items():
+            by_first.setdefault(form[0], []).append((form, mention))
+        for candidates in by_first.values():
+            candidates.sort(key=lambda item: len(item[0]), reverse=True)
+        return cls(by_first)
+
+    def candidates(self, first: str) -> list[tuple[Form, Mention]]:
+        """The forms that start with ``first``, longest first."""
+        return self._by_first.get(first, [])
+
+    def match(self, tokens: Sequence[str], mentions: Sequence[Mention | None], i: int) -> tuple[Form, Mention] | None:
+        """The longest form that starts at token i and covers only tokens with no mention yet."""
+        for form, mention in self._by_first.get(tokens[i], ()):
+            end = i + len(form)
+            if end <= len(tokens) and tuple(tokens[i:end]) == form and all(m is None for m in mentions[i:end]):
+                return form, mention
+        return None
+
+
+@rule("hu_inflected_name", Stage.INFLECTED)
+def inflected_alias(token: str, index: AliasIndex, pack: LanguagePack) -> Mention | None:
+    """(hu) ``… Sokan élnek Berlinben.``: a one-token alias plus a case ending of the language
+    (``Berlin`` + ``-ben``, ``NASA`` + ``-nak``) is that entity, with its tag."""
+    for suffix in pack.inflection_suffixes:
+        if len(token) > len(suffix) + 1 and token.endswith(suffix):
+            stem = token[: -len(suffix)]
+            if stem.endswith("-"):
+                stem = stem[:-1]
+            for form, mention in index.candidates(stem):
+                if len(form) == 1:
+                    return mention
+    return None

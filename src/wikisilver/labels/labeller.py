@@ -1,0 +1,261 @@
+"""Steps 3 and 4 of the method: label the tokens of an article, keep the sentences without UNK.
+
+Input: the clean text of one article with its link spans (:class:`~wikisilver.records.Article`)
+and what is known of each link target after redirects and typing (:class:`TargetInfo`, joined by
+key in the Beam job, so only this article's targets are in memory). Output: the kept
+:class:`~wikisilver.records.LabelledSentence` objects and the counts of the article, among them how
+often each rule fired.
+
+Each sentence goes through the stages of :class:`~wikisilver.labels.registry.Stage` in order: its
+links (and the cleansing of their anchors), unlinked mentions through the article's alias index,
+the capitalized words left; a sentence with UNK is dropped before it is tagged; the first word is
+decided by its POS; the kept sentence is flagged low quality or not. The rules themselves are in
+:mod:`~wikisilver.labels.rules`, :mod:`~wikisilver.labels.aliases` and
+:mod:`~wikisilver.labels.quality`; this module only runs the ones that are on.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from wikisilver.labels.aliases import AliasIndex
+from wikisilver.labels.language import LanguagePack
+from wikisilver.labels.quality import quality_reasons
+from wikisilver.labels.registry import LabelConfig, Rule, Stage, first_answer
+from wikisilver.labels.state import LEAVE, UNK, Mention, O, SentenceState
+from wikisilver.records import Article, LabelledSentence, Link, TargetInfo
+from wikisilver.text.base import TextProcessor, is_capitalized
+
+
+@dataclass
+class ArticleResult:
+    """The kept sentences of one article and its counts (merged into stats.json)."""
+
+    sentences: list[LabelledSentence] = field(default_factory=list)
+    counts: Counter = field(default_factory=Counter)
+
+
+class Labeller:
+    """Labels the articles of one language with the rules that are on in ``config``.
+
+    ``processor`` is a :class:`wikisilver.text.TextProcessor` (sentences, tokens, lemma/POS).
+    """
+
+    def __init__(self, lang: str, processor: TextProcessor, config: LabelConfig | None = None) -> None:
+        self.lang = lang
+        self.pack = LanguagePack.load(lang)
+        self.processor = processor
+        self.config = config or LabelConfig()
+        # The rules that are on, one attribute per stage, in their order.
+        on = self.config.rules
+        self.link_rules = on(Stage.LINK)
+        self.head_rules = on(Stage.ANCHOR_HEAD)
+        self.end_rules = on(Stage.ANCHOR_END)
+        self.hyphen_rules = on(Stage.HYPHEN)
+        self.inside_rules = on(Stage.INSIDE)
+        self.alias_rules = on(Stage.ALIAS)
+        self.inflected_rules = on(Stage.INFLECTED)
+        token_rules = on(Stage.TOKEN)
+        self.quality_rules = on(Stage.QUALITY)
+        # The first word waits for its POS at the first rule that reads it; other words skip those.
+        pos_at = next((i for i, r in enumerate(token_rules) if r.needs_pos), len(token_rules))
+        self._first_word_before_pos, self._first_word_by_pos = token_rules[:pos_at], token_rules[pos_at:]
+        self._other_word_rules = tuple(r for r in token_rules if not r.needs_pos)
+        # Without case endings only a token that starts some alias form can start a match.
+        self._inflects = bool(self.inflected_rules) and bool(self.pack.inflection_suffixes)
+
+    def label_article(
+        self,
+        article: Article,
+        targets: Mapping[str, TargetInfo],
+        own: TargetInfo | None = None,
+    ) -> ArticleResult:
+        """Label every sentence of an article; return the kept ones and the counts."""
+        result = ArticleResult()
+        counts = result.counts
+        text = article.text
+        aliases = AliasIndex.build(article, targets, own, self.pack, self._tokens_of, self.alias_rules)
+        links = sorted(article.links, key=lambda link: link.start)
+        link_pos = 0
+        for index, (s_start, s_end) in enumerate(self.processor.split_sentences(text)):
+            spans = self.processor.tokenize(text, s_start, s_end)
+            if not spans:
+                continue
+            counts["sentences_total"] += 1
+            while link_pos < len(links) and links[link_pos].end <= s_start:
+                link_pos += 1
+            sentence_links = []
+            j = link_pos
+            while j < len(links) and links[j].start < s_end:
+                sentence_links.append(links[j])
+                j += 1
+            state = SentenceState([text[s:e] for s, e in spans], spans, counts)
+            labelled = self._label_sentence(article, index, state, sentence_links, targets, aliases)
+            if labelled is None:
+                counts["sentences_dropped_unk"] += 1
+                continue
+            if labelled.low_quality:
+                counts["sentences_low_quality"] += 1
+                if not self.config.keep_low_quality:
+                    counts["sentences_dropped_low_quality"] += 1
+                    continue
+            counts["sentences_kept"] += 1
+            counts["tokens_kept"] += len(labelled.tokens)
+            for span in labelled.spans:
+                counts[f"entities_by_tag.{span.conll}"] += 1
+                counts["entity_tokens"] += span.end - span.start
+            result.sentences.append(labelled)
+        return result
+
+    def _tokens_of(self, text: str) -> tuple[str, ...]:
+        return tuple(text[s:e] for s, e in self.processor.tokenize(text))
+
+    def _label_sentence(
+        self,
+        article: Article,
+        index: int,
+        state: SentenceState,
+        links: Sequence[Link],
+        targets: Mapping[str, TargetInfo],
+        aliases: AliasIndex,
+    ) -> LabelledSentence | None:
+        """The labelled sentence, or None when it has UNK."""
+        self._label_links(state, links, targets)
+        self._match_aliases(state, aliases)
+        first_word_waits = self._label_capitals(state)
+        if state.has_unk:
+            return None
+        # Only surviving sentences pay for lemma and POS.
+        state.annotations = self.processor.annotate(state.tokens)
+        if first_word_waits:
+            self._decide(state, state.first_word, self._first_word_by_pos)
+            if state.has_unk:
+                return None
+        conll_tags, dbpedia_tags, entity_spans = state.iob()
+        reasons = quality_reasons(state, self.processor, self.pack, self.quality_rules)
+        return LabelledSentence(
+            page_id=article.page_id,
+            title=article.title,
+            index=index,
+            tokens=tuple(state.tokens),
+            lemmas=tuple(a[0] for a in state.annotations),
+            pos=tuple(a[1] for a in state.annotations),
+            dbpedia_tags=tuple(dbpedia_tags),
+            conll_tags=tuple(conll_tags),
+            spans=tuple(entity_spans),
+            low_quality=bool(reasons),
+            quality_reasons=reasons,
+        )
+
+    # -- the stages ---------------------------------------------------------------------------
+
+    def _label_links(self, state: SentenceState, links: Sequence[Link], targets: Mapping[str, TargetInfo]) -> None:
+        """Links: the first ``LINK`` rule that answers decides; an entity's anchor is cleansed."""
+        if not links:
+            return
+        starts = [s for s, _ in state.spans]
+        ends = [e for _, e in state.spans]
+        for link in links:
+            # the tokens overlapping the anchor (spans are in order and do not overlap)
+            covered = list(range(bisect_right(ends, link.start), bisect_left(starts, link.end)))
+            if not covered:
+                continue
+            link_rule, decision = first_answer(self.link_rules, link, targets.get(link.target), self.pack)
+            if link_rule is None:
+                continue
+            state.fire(link_rule.name)
+            if decision is LEAVE:
+                continue
+            mention = Mention.of(decision, link_rule.name)
+            if mention.conll not in ("O", UNK):
+                covered = self._cleanse(state, covered, mention, link)
+                if not covered:
+                    continue
+            self._place(state, covered, mention)
+
+    def _cleanse(self, state: SentenceState, covered: list[int], mention: Mention, link: Link) -> list[int]:
+        """Reference cleansing of an entity link's anchor: the tokens that keep the link's tag."""
+        tokens = state.tokens
+        for edge_rule in self.head_rules:
+            while len(covered) > 1 and edge_rule.decide(tokens[covered[0]], mention, self.pack):
+                state.fire(edge_rule.name)
+                state.decide(covered.pop(0), Mention.of(O, edge_rule.name))
+        for edge_rule in self.end_rules:
+            while len(covered) > 1 and edge_rule.decide(tokens[covered[-1]], mention, self.pack):
+                state.fire(edge_rule.name)
+                state.decide(covered.pop(), Mention.of(O, edge_rule.name))
+        last = covered[-1]
+        overhang = state.spans[last][1] - link.end
+        if overhang > 0:
+            rest = tokens[last][len(tokens[last]) - overhang:]
+            hyphen_rule, decision = first_answer(self.hyphen_rules, rest, self.pack)
+            if hyphen_rule is not None:
+                state.fire(hyphen_rule.name)
+                if decision is not LEAVE:
+                    state.decide(covered.pop(), Mention.of(decision, hyphen_rule.name))
+        return covered
+
+    def _place(self, state: SentenceState, indices: Sequence[int], mention: Mention) -> None:
+        """Give the tokens at ``indices`` that have no mention yet one mention (``INSIDE`` rules may
+        cut tokens out of it, splitting it)."""
+        for k in indices:
+            if state.mentions[k] is not None:
+                continue
+            for inside_rule in self.inside_rules:
+                if inside_rule.decide(state.tokens[k], mention, self.pack):
+                    state.fire(inside_rule.name)
+                    state.decide(k, Mention.of(O, inside_rule.name))
+                    state.close()
+                    break
+            else:
+                state.join(k, mention)
+        state.close()
+
+    def _match_aliases(self, state: SentenceState, aliases: AliasIndex) -> None:
+        """Unlinked mentions through the alias index, longest match first, then inflected forms."""
+        tokens, mentions, starts = state.tokens, state.mentions, aliases.first_tokens
+        i = 0
+        while i < len(tokens):
+            token = tokens[i]
+            if (not self._inflects and token not in starts) or mentions[i] is not None or not is_capitalized(token):
+                i += 1
+                continue
+            found = aliases.match(tokens, mentions, i)
+            if found is not None:
+                form, mention = found
+                self._place(state, range(i, i + len(form)), mention)
+                state.fire(mention.rule)
+                i += len(form)
+                continue
+            inflected_rule, mention = first_answer(self.inflected_rules, token, aliases, self.pack)
+            if inflected_rule is not None:
+                state.fire(inflected_rule.name)
+                self._place(state, (i,), mention)
+            i += 1
+
+    def _label_capitals(self, state: SentenceState) -> bool:
+        """The capitalized words left, by the ``TOKEN`` rules; True when the first word waits for
+        its POS (read only if the sentence survives the UNK filter)."""
+        waits = False
+        mentions = state.mentions
+        for k, token in enumerate(state.tokens):
+            # A real capital only: a word of a caseless script is never UNK for its "capital".
+            if mentions[k] is not None or not token[:1].isupper():
+                continue
+            if k != state.first_word:
+                self._decide(state, k, self._other_word_rules)
+            elif not self._decide(state, k, self._first_word_before_pos):
+                waits = bool(self._first_word_by_pos)
+        return waits
+
+    def _decide(self, state: SentenceState, k: int, token_rules: Sequence[Rule]) -> bool:
+        """Token k by the first of ``token_rules`` that answers; False when none does."""
+        token_rule, tag = first_answer(token_rules, state, k, self.pack)
+        if token_rule is None:
+            return False
+        state.fire(token_rule.name)
+        state.decide(k, Mention.of(tag, token_rule.name))
+        return True

@@ -1,0 +1,66 @@
+"""Steps 3 and 4 of the method, per language: the resources the labelling rules read.
+
+Loaded once per language from ``mappings/<lang>/labels.toml`` (``mappings/default/labels.toml`` for
+a language without its own), plus the calendar words of ``mappings/calendar.toml``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from wikisilver.entities.calendar import calendar_words
+from wikisilver.labels.state import Tag
+from wikisilver.records import EntityType, TargetInfo
+from wikisilver.resources import has_mapping, load_toml
+
+# "Paris (Texas)" is mentioned as "Paris": a title's disambiguator is not part of the name.
+PARENTHETICAL = re.compile(r"\s*\([^)]*\)\s*$")
+
+
+@dataclass(frozen=True)
+class LanguagePack:
+    """The language resources the rules read, from mappings/<lang>/labels.toml."""
+
+    lang: str
+    derived_tag: str
+    capitalization_is_proper_noun: bool
+    personal_titles: frozenset[str]
+    incidental_capitals: frozenset[str]
+    inflection_suffixes: tuple[str, ...]
+    class_overrides: Mapping[str, str]
+    calendar_words: frozenset[str]
+    require_finite_verb: bool = True
+    derived_suffixes: tuple[str, ...] = ()
+
+    @classmethod
+    def load(cls, lang: str) -> "LanguagePack":
+        folder = lang if has_mapping(lang, "labels.toml") else "default"
+        data = load_toml(folder, "labels.toml")
+        return cls(
+            lang=lang,
+            derived_tag=data.get("derived_tag", "MISC"),
+            capitalization_is_proper_noun=bool(data.get("capitalization_is_proper_noun", False)),
+            personal_titles=frozenset(data.get("personal_titles", ())),
+            incidental_capitals=frozenset(data.get("incidental_capitals", ())),
+            # Longest first, so "ban" is tried before "n".
+            inflection_suffixes=tuple(sorted(set(data.get("inflection_suffixes", ())), key=len, reverse=True)),
+            class_overrides=dict(data.get("class_overrides", {})),
+            calendar_words=calendar_words(lang),
+            require_finite_verb=bool(data.get("require_finite_verb", True)),
+            derived_suffixes=tuple(data.get("derived_suffixes", ())),
+        )
+
+    def conll_of(self, entity: EntityType) -> str:
+        """The CoNLL tag of an entity in this language (``class_overrides`` over the class table)."""
+        if entity.dbpedia_class and entity.dbpedia_class in self.class_overrides:
+            return self.class_overrides[entity.dbpedia_class]
+        return entity.conll
+
+    def tag_of(self, info: TargetInfo) -> Tag:
+        """The tag of a typed target's mentions."""
+        entity = info.entity
+        assert entity is not None
+        conll = self.conll_of(entity)
+        return Tag(conll, entity.dbpedia_class or conll, info.title)
