@@ -77,7 +77,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     tuning.add_argument("--max-page-chars", type=int,
                         help="pages with more wikitext go to rejects (default 2,000,000)")
     tuning.add_argument("--page-timeout", type=float,
-                        help="seconds of parsing per page before it goes to rejects (default 20)")
+                        help="seconds per page for its checks and for its parsing before it goes to rejects (default 20)")
     tuning.add_argument("--text-backend",
                         help="tokenizer/tagger backend: builtin, or spacy:<model> if spaCy is installed")
     parser.epilog = ("Any other option is passed to Apache Beam unchanged, e.g. --runner DirectRunner "
