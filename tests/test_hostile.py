@@ -114,3 +114,32 @@ def test_slow_page_is_rejected_within_the_page_timeout(tmp_path):
     assert stats["pages_read"] == 3 and stats["pages_rejected"] == {"over_budget": 1}
     assert [r["title"] for r in read_rejects(out)] == ["Slow"]
     print(f"build with a slow page and --page-timeout 5: {time.monotonic() - started:.1f}s")
+
+
+# -- 3. non-dumps -----------------------------------------------------------------------------
+
+
+def test_non_dumps_are_one_line_errors_before_any_work(tmp_path):
+    """Random bytes named .xml.bz2, a text file, a 0-byte file and a bz2 of nothing: exit 2 and
+    one line naming the file, with --strict too; no output directory is made."""
+    import bz2
+    import random
+
+    inputs = {
+        "random-pages-articles.xml.bz2": random.Random(21).randbytes(4096),
+        "notes.txt": b"Shopping list: bread, milk.\nNot a dump at all.\n" * 20,
+        "empty-pages-articles.xml": b"",
+        "nothing-pages-articles.xml.bz2": bz2.compress(b""),
+    }
+    for name, data in inputs.items():
+        path = tmp_path / name
+        path.write_bytes(data)
+        for extra in ((), ("--strict",)):
+            out = tmp_path / f"out-{name}"
+            result = build("--dump", str(path), "--lang", "en", "--types", DEMO_TYPES, "--out", str(out),
+                           *extra, timeout=120)
+            # (Beam may log an INFO line of its own on import; ours is the last and only other one)
+            lines = [line for line in result.stderr.strip().splitlines() if " INFO apache_beam" not in line]
+            assert result.returncode == 2, (name, result.stderr)
+            assert len(lines) == 1 and str(path) in lines[0] and "not a MediaWiki dump" in lines[0], lines
+            assert not out.exists()

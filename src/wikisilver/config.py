@@ -163,12 +163,15 @@ def demo_inputs() -> tuple[str, str]:
 
 
 def _existing_dumps(given: Mapping[str, Any], how: str) -> tuple[str, ...]:
+    from wikisilver.dump import check_dump
+
     dumps = given.get("dumps") or ()
     if not dumps:
         raise InputError(None, f"no dump given: pass {how}, or a --config file with dump = [...]")
     for path in dumps:
         if not os.path.isfile(path):
             raise InputError(path, "no such file")
+        check_dump(path)
     return dumps
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from wikisilver.dump.encoding import text_chunks
 from wikisilver.dump.streams import Break
-from wikisilver.errors import DumpError
+from wikisilver.errors import DumpError, InputError
 
 PAGE_OPEN = b"<page>"
 # The header (<siteinfo>) is a few KB; read_siteinfo gives up looking after this much.
@@ -119,19 +119,41 @@ def parse_header(path: str, head: bytes) -> SiteInfo:
 def read_siteinfo(path: str) -> SiteInfo:
     """The ``<siteinfo>`` of a dump, reading only its head (a few KB of decompressed data)."""
     path = os.fspath(path)
+    head = _head(path, stop_at_break=True)
+    cut = head.find(PAGE_OPEN)
+    return parse_header(path, head if cut < 0 else head[:cut])
+
+
+def check_dump(path: str) -> None:
+    """Raise InputError unless ``path`` decompresses to a MediaWiki XML export: its head (past
+    a corrupt first block, if any) holds the ``<mediawiki`` root. Random bytes, a text file and
+    a file that decompresses to nothing are refused before any work."""
+    path = os.fspath(path)
+    head = _head(path, stop_at_break=False)
+    if not head.strip():
+        reason = "is empty" if os.path.getsize(path) == 0 else "decompresses to nothing readable"
+        raise InputError(path, f"not a MediaWiki dump: the file {reason}")
+    if b"<mediawiki" not in head:
+        raise InputError(path, "not a MediaWiki dump: no <mediawiki> root at the start of the XML")
+
+
+def _head(path: str, stop_at_break: bool) -> bytes:
+    """Decompressed UTF-8 bytes of the start of a dump, up to its first page or _HEAD_LIMIT;
+    ``stop_at_break``: DumpError at a corrupt block, else read on past it."""
     chunks, _ = text_chunks(path)
     head = b""
     try:
         for item in chunks:
             if isinstance(item, Break):
-                raise DumpError(path, item.offset, None, item.detail.split(": ", 1)[1])
+                if stop_at_break:
+                    raise DumpError(path, item.offset, None, item.detail.split(": ", 1)[1])
+                continue
             head += item
             if b"</siteinfo>" in head or PAGE_OPEN in head or len(head) > _HEAD_LIMIT:
                 break
     finally:
         chunks.close()
-    cut = head.find(PAGE_OPEN)
-    return parse_header(path, head if cut < 0 else head[:cut])
+    return head
 
 
 def dump_language(site: SiteInfo) -> str | None:
