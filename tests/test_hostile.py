@@ -143,3 +143,18 @@ def test_non_dumps_are_one_line_errors_before_any_work(tmp_path):
             assert result.returncode == 2, (name, result.stderr)
             assert len(lines) == 1 and str(path) in lines[0] and "not a MediaWiki dump" in lines[0], lines
             assert not out.exists()
+
+
+# -- 2 and 10. pages the corpus cannot hold ----------------------------------------------------
+
+
+def test_page_id_over_int64_and_empty_title_are_rejects_and_the_run_goes_on(tmp_path):
+    dump = write_dump(tmp_path / "odd.xml", [(2**63, "Huge id", PROSE), (5, " ", PROSE), (7, "Ada Lovelace", PROSE)])
+    out = tmp_path / "out"
+    result = build("--dump", str(dump), "--lang", "en", "--types", DEMO_TYPES, "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    stats = read_stats(out)
+    check_accounting(stats)
+    assert stats["pages_rejected"] == {"bad_page_id": 1, "empty_title": 1} and stats["pages_used"] == 1
+    assert (out / "manifest.json").exists()
+    assert {r["reason"]: r["title"] for r in read_rejects(out)} == {"bad_page_id": "Huge id", "empty_title": " "}
