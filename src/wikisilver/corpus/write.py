@@ -150,11 +150,15 @@ def write_tagged_tsv(handle: TextIO, sentences: Iterable[TaggedSentence]) -> int
 
 def write_json_atomic(path: str | Path, data: object) -> None:
     """Write JSON through a temporary file and a rename, so readers never see half a file."""
+    write_text_atomic(path, json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
+
+
+def write_text_atomic(path: str | Path, text: str) -> None:
+    """Write a text file through a temporary file and a rename, so readers never see half a file."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp")
     with open(tmp, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, ensure_ascii=False, indent=2, sort_keys=True)
-        handle.write("\n")
+        handle.write(text)
         handle.flush()
         os.fsync(handle.fileno())
     os.replace(tmp, path)
