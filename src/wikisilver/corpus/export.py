@@ -298,8 +298,17 @@ def export_corpus(
         raise InputError(None, f"unknown tagset {tagset!r} (expected conll or dbpedia)")
     if fmt in ("jsonl", "spacy") and scheme != "iob2":
         raise InputError(None, f"--scheme applies to the CoNLL formats; {fmt} stores entity spans")
-    out = Path(out)
     sentences = read_sentences(corpus, exclude_low_quality=exclude_low_quality)
+    return ExportReport(Path(out), *write_sentences(out, fmt, sentences, scheme=scheme, tagset=tagset))
+
+
+def write_sentences(
+    out: str | Path, fmt: str, sentences: Iterable[LabelledSentence], *, scheme: str = "iob2",
+    tagset: str = "conll",
+) -> tuple[int, int, int, int]:
+    """Write sentences in ``fmt`` (an export format, or ``parquet``, our schema); the file appears
+    under its name only once it is complete. Returns (articles, sentences, tokens, mentions)."""
+    out = Path(out)
     if fmt == "spacy":
         # Check before reading anything: a missing spaCy should not cost a pass over the corpus.
         try:
@@ -311,6 +320,8 @@ def export_corpus(
     try:
         if fmt == "spacy":
             counts = write_spacy(tmp, sentences, tagset=tagset)
+        elif fmt == "parquet":
+            counts = _write_parquet(tmp, sentences)
         else:
             with open(tmp, "w", encoding="utf-8", newline="\n") as handle:
                 if fmt == "conll2003":
@@ -323,7 +334,22 @@ def export_corpus(
     finally:
         if tmp.exists():
             tmp.unlink()
-    return ExportReport(out, *counts)
+    return counts
+
+
+def _write_parquet(path: Path, sentences: Iterable[LabelledSentence]) -> tuple[int, int, int, int]:
+    from wikisilver.corpus.write import write_parquet
+
+    counts = _Counts()
+
+    def counted() -> Iterator[LabelledSentence]:
+        for sentence in sentences:
+            counts.new_article(sentence)
+            counts.add(sentence, mentions(sentence))
+            yield sentence
+
+    write_parquet(counted(), path)
+    return counts.as_tuple()
 
 
 # --------------------------------------------------------------------------- terminal

@@ -116,22 +116,29 @@ def write_part(
 
     Rows are flushed in row groups so a part never has to be held twice in memory.
     """
-    count = 0
-    batch: list[LabelledSentence] = []
-    writer = pq.ParquetWriter(str(parquet_path), SENTENCE_SCHEMA, compression="zstd")
-    try:
-        with open(tsv_path, "w", encoding="utf-8", newline="\n") as tsv:
+    with open(tsv_path, "w", encoding="utf-8", newline="\n") as tsv:
+
+        def each() -> Iterable[LabelledSentence]:
             for sentence in sentences:
                 write_tsv_sentence(tsv, sentence)
-                batch.append(sentence)
-                count += 1
-                if len(batch) >= row_group_size:
-                    writer.write_table(sentences_to_table(batch))
-                    batch = []
-            if batch or count == 0:
+                yield sentence
+
+        return write_parquet(each(), parquet_path, row_group_size)
+
+
+def write_parquet(sentences: Iterable[LabelledSentence], path: str | Path, row_group_size: int = 20_000) -> int:
+    """Sentences as one Parquet file of our schema, in row groups; returns sentences written."""
+    count = 0
+    batch: list[LabelledSentence] = []
+    with pq.ParquetWriter(str(path), SENTENCE_SCHEMA, compression="zstd") as writer:
+        for sentence in sentences:
+            batch.append(sentence)
+            count += 1
+            if len(batch) >= row_group_size:
                 writer.write_table(sentences_to_table(batch))
-    finally:
-        writer.close()
+                batch = []
+        if batch or count == 0:
+            writer.write_table(sentences_to_table(batch))
     return count
 
 
