@@ -61,7 +61,7 @@ def build_pipeline(pipeline: beam.Pipeline, config: BuildConfig, staging: str, c
     """The build job; ``classes``: :func:`class_table` of ``config.ontology``, loaded by the caller."""
     ontology, table = classes
     progress = config.progress_interval
-    read = pipeline | "ReadPages" >> ReadPages(config.dumps, multistream_indexes(config), progress)
+    read = pipeline | "ReadPages" >> ReadPages(config.dumps, multistream_indexes(config), progress, config.max_pages)
     parsed = read.pages | "ExtractArticles" >> ExtractArticles(
         config.lang, config.max_page_chars, config.page_timeout, config.infobox_mappings, progress,
         namespaces=wiki_namespaces(config.dumps),
@@ -92,7 +92,7 @@ def finalize(staging: Path, out: Path, config: BuildConfig) -> dict:
         tsv, parquet = staging / "tsv" / f"{name}.tsv", staging / "parquet" / f"{name}.parquet"
         if not tsv.exists():
             write_part([], tsv, parquet)
-    stats = make_stats(read_counts(staging))
+    stats = make_stats(read_counts(staging), max_pages=config.max_pages)
     move_into_place(staging, out, OUTPUT_DIRS)
     write_json_atomic(out / "stats.json", stats)
     return stats

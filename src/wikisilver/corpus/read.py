@@ -168,15 +168,22 @@ def read_article(
     return sentences[:limit] if limit is not None else sentences
 
 
-def close_titles(corpus: str | Path, title: str, count: int = 5) -> list[str]:
-    """Titles of the corpus that look like ``title`` (case-insensitive), best first."""
+def article_titles(corpus: str | Path) -> dict[str, int]:
+    """Each article title of the corpus with its number of kept sentences, sorted by title; only
+    the ``title`` column is read."""
     import pyarrow.compute as pc
 
-    titles: set[str] = set()
+    counts: dict[str, int] = {}
     for _, batch in parquet_batches(corpus, ["title"], batch_size=65536):
-        titles.update(pc.unique(batch.column(0)).to_pylist())
+        for entry in pc.value_counts(batch.column(0)).to_pylist():
+            counts[entry["values"]] = counts.get(entry["values"], 0) + entry["counts"]
+    return dict(sorted(counts.items()))
+
+
+def close_titles(corpus: str | Path, title: str, count: int = 5) -> list[str]:
+    """Titles of the corpus that look like ``title`` (case-insensitive), best first."""
     by_folded: dict[str, str] = {}
-    for known in sorted(titles):
+    for known in article_titles(corpus):
         by_folded.setdefault(known.casefold(), known)
     matches = difflib.get_close_matches(title.casefold(), list(by_folded), n=count, cutoff=0.6)
     return [by_folded[m] for m in matches]
