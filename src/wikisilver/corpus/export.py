@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from wikisilver.corpus.read import OUR_TAGSETS, read_sentences
-from wikisilver.corpus.tags import iob_to_spans
+from wikisilver.corpus.read import OUR_TAGSETS, labelled, read_sentences
+from wikisilver.corpus.tags import TaggedSentence, iob_to_spans
 from wikisilver.errors import InputError
 from wikisilver.records import LabelledSentence
 
@@ -335,6 +335,31 @@ def write_sentences(
         if tmp.exists():
             tmp.unlink()
     return counts
+
+
+TAGGED_FORMATS = {"tsv": ".tsv", "conll2003": ".conll", "conllup": ".conllup", "jsonl": ".jsonl",
+                  "spacy": ".spacy", "parquet": ".parquet"}
+
+
+def write_tagged(out: str | Path, fmt: str, sentences: Iterable[TaggedSentence]) -> None:
+    """Tagged sentences (a split's side, a model's output) in one of :data:`TAGGED_FORMATS`:
+    our TSV as they are, the other formats through :func:`~wikisilver.corpus.read.labelled`."""
+    if fmt not in TAGGED_FORMATS:
+        raise InputError(None, f"unknown output format {fmt!r} (expected one of {', '.join(TAGGED_FORMATS)})")
+    if fmt != "tsv":
+        write_sentences(out, fmt, (labelled(sentence) for sentence in sentences))
+        return
+    from wikisilver.corpus.write import write_tagged_tsv
+
+    out = Path(out)
+    tmp = out.with_name(f".{out.name}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="\n") as handle:
+            write_tagged_tsv(handle, sentences)
+        os.replace(tmp, out)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
 
 
 def _write_parquet(path: Path, sentences: Iterable[LabelledSentence]) -> tuple[int, int, int, int]:

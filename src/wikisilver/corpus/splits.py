@@ -15,10 +15,8 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from wikisilver.corpus.export import write_sentences
-from wikisilver.corpus.read import labelled
+from wikisilver.corpus.export import TAGGED_FORMATS, write_tagged
 from wikisilver.corpus.tags import TaggedSentence
-from wikisilver.corpus.write import write_tagged_tsv
 from wikisilver.errors import InputError
 
 _SCALE = float(2**64)
@@ -38,8 +36,7 @@ def _key(sentence: TaggedSentence) -> str:
 
 SIDES = ("train", "dev", "test")
 # The file each output format of a split writes per side ("tsv": our multitag TSV).
-SPLIT_FORMATS = {"tsv": ".tsv", "conll2003": ".conll", "conllup": ".conllup", "jsonl": ".jsonl",
-                 "spacy": ".spacy", "parquet": ".parquet"}
+SPLIT_FORMATS = TAGGED_FORMATS
 
 
 def side_of(article: int, test_fraction: float, dev_fraction: float = 0.0) -> str:
@@ -139,10 +136,6 @@ def split_corpus(
                 counts[2].add(h)
                 yield sentence
 
-        if fmt == "tsv":
-            with open(path, "w", encoding="utf-8") as handle:
-                write_tagged_tsv(handle, of_side())
-        else:
-            write_sentences(path, fmt, (labelled(sentence) for sentence in of_side()))
+        write_tagged(path, fmt, of_side())
         sides[side] = SideReport(path, counts[0], counts[1], len(counts[2]))
     return SplitReport(sides)
