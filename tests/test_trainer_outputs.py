@@ -153,3 +153,87 @@ def test_huggingface_loads_the_corpus_directory_by_its_card(corpus, tmp_path):
     assert done.returncode == 0, done.stderr
     rows = parquet_rows(corpus)
     assert done.stdout.split()[:2] == [str(len(rows)), "B-PER"]
+
+
+def test_split_writes_train_dev_test_in_every_format(corpus, tmp_path):
+    rows = parquet_rows(corpus)
+    seen = {}
+    for fmt, ext in (("tsv", "tsv"), ("conll2003", "conll"), ("conllup", "conllup"), ("jsonl", "jsonl"),
+                     ("spacy", "spacy"), ("parquet", "parquet")):
+        out = tmp_path / fmt
+        done = wikisilver("split", "--corpus", str(corpus), "--out", str(out), "--out-format", fmt,
+                          "--test-fraction", "0.2", "--dev-fraction", "0.2")
+        assert sorted(p.name for p in out.iterdir()) == sorted(f"{side}.{ext}" for side in ("train", "dev", "test"))
+        seen[fmt] = [line.split("->")[0] for line in done.stdout.splitlines()]
+    assert len({tuple(lines) for lines in seen.values()}) == 1  # the same articles on each side
+    sides = {side: pq.read_table(tmp_path / "parquet" / f"{side}.parquet").to_pylist() for side in ("train", "dev", "test")}
+    assert sum(len(s) for s in sides.values()) == len(rows)
+    pages = [{r["page_id"] for r in s} for s in sides.values()]
+    assert all(pages) and not (pages[0] & pages[1] or pages[0] & pages[2] or pages[1] & pages[2])
+    kept = {r["id"]: r for r in rows}
+    assert all(r["text"] == kept[r["id"]]["text"] and r["spans"] == kept[r["id"]]["spans"] for s in sides.values() for r in s)
+    spacy = pytest.importorskip("spacy")
+    from spacy.tokens import DocBin
+
+    docs = list(DocBin().from_disk(tmp_path / "spacy" / "dev.spacy").get_docs(spacy.blank("en").vocab))
+    assert {d.user_data["page_id"] for d in docs} == pages[1]
+
+
+def test_tag_runs_a_model_over_text_jsonl_and_conll(corpus, tmp_path):
+    model = tmp_path / "m.crf"
+    wikisilver("train", "--corpus", str(corpus), "--model", str(model), "--max-iterations", "30")
+    text = tmp_path / "in.txt"
+    text.write_text("The Danube flows through Vienna and Budapest.\nIt reaches the Black Sea.\n", encoding="utf-8")
+    done = wikisilver("tag", str(text), "--model", str(model), "--out", str(tmp_path / "out.jsonl"), "--lang", "en")
+    assert "tagged 2 sentences" in done.stdout
+    records = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [r["text"] for r in records] == ["The Danube flows through Vienna and Budapest.", "It reaches the Black Sea."]
+    surfaces = [r["text"][e["start"]:e["end"]] for r in records for e in r["entities"]]
+    assert "Vienna" in surfaces and "Budapest" in surfaces
+    # Its own JSONL output tags back to the same; CoNLL in gives CoNLL out, the tokens kept.
+    wikisilver("tag", str(tmp_path / "out.jsonl"), "--model", str(model), "--out", str(tmp_path / "again.jsonl"))
+    assert (tmp_path / "again.jsonl").read_text() == (tmp_path / "out.jsonl").read_text()
+    wikisilver("export", str(corpus), "--format", "conll2003", "--out", str(tmp_path / "c.conll"))
+    wikisilver("tag", str(tmp_path / "c.conll"), "--model", str(model), "--out", str(tmp_path / "t.conll"))
+    tokens = [line.split()[0] for line in (tmp_path / "t.conll").read_text().splitlines() if line and "DOCSTART" not in line]
+    assert tokens == [t for r in parquet_rows(corpus) for t in r["tokens"]]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"text": "fine"}\n{oops\n', encoding="utf-8")
+    failed = wikisilver("tag", str(bad), "--model", str(model), "--out", str(tmp_path / "x.jsonl"), check=False)
+    assert failed.returncode == 2 and failed.stderr.strip().endswith("bad.jsonl:line 2: invalid JSON (Expecting property name enclosed in double quotes)")
+    assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_max_pages_is_a_trial_run_whose_counts_add_up(tmp_path):
+    out = tmp_path / "trial"
+    done = wikisilver("build", "--demo", "--max-pages", "5", "--out", str(out))
+    stats = json.loads((out / "stats.json").read_text())
+    assert stats["pages_read"] == 5 and stats["max_pages"] == 5 and stats["pages_accounted"] is True
+    assert "after the first 5 pages (--max-pages)" in done.stdout
+    assert "trial run" in (out / "README.md").read_text()
+    failed = wikisilver("build", "--demo", "--max-pages", "0", "--out", str(tmp_path / "no"), check=False)
+    assert failed.returncode == 2 and "--max-pages must be at least 1" in failed.stderr
+    assert not (tmp_path / "no").exists()
+
+
+def test_show_lists_the_articles_and_picks_one_at_random(corpus):
+    listed = wikisilver("show", str(corpus), "--list")
+    rows = parquet_rows(corpus)
+    titles = sorted({r["title"] for r in rows})
+    assert [line.split(None, 1)[1] for line in listed.stdout.splitlines()] == titles
+    assert sum(int(line.split()[0]) for line in listed.stdout.splitlines()) == len(rows)
+    picked = {wikisilver("show", str(corpus), "--random", "--seed", str(seed)).stdout.splitlines()[0].split(" (page")[0]
+              for seed in range(6)}
+    assert picked <= set(titles) and len(picked) > 1
+    neither = wikisilver("show", str(corpus), check=False)
+    assert neither.returncode == 2 and "one of the arguments --title --list --random is required" in neither.stderr
+
+
+def test_report_compares_with_english_gold_too(corpus, tmp_path):
+    wikisilver("report", str(corpus), "--out", str(tmp_path / "r.html"))
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "Entity mentions per token, next to English gold" in page
+    assert "Tjong Kim Sang &amp; De Meulder (2003), Table 2" in page
+    from wikisilver.report.plots import GOLD_MENTION_DENSITY
+
+    assert GOLD_MENTION_DENSITY["CoNLL-2003 train (en, gold)"] == round(23_499 / 203_621, 4)
