@@ -50,6 +50,7 @@ class BuildConfig:
     shards: int = 4
     redirect_hops: int = 3
     max_page_chars: int = 2_000_000
+    max_pages: int | None = None  # a trial run: stop reading after the first N pages of the dumps
     page_timeout: float = 20.0
     text_backend: str = "builtin"
     disabled_rules: tuple[str, ...] = ()
@@ -263,6 +264,8 @@ def check_inputs(config: BuildConfig) -> None:
                                "give --langlinks-sql to carry the types across languages")
     if config.shards < 1:
         raise InputError(None, "--shards must be at least 1")
+    if getattr(config, "max_pages", None) is not None and config.max_pages < 1:
+        raise InputError(None, "--max-pages must be at least 1")
 
 
 def multistream_indexes(config: BuildConfig) -> dict[str, str]:

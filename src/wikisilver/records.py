@@ -149,3 +149,10 @@ class LabelledSentence:
     spans: tuple[EntitySpan, ...] = ()
     low_quality: bool = False
     quality_reasons: tuple[str, ...] = field(default=())
+    text: str = ""  # the sentence as it stands in the clean article text
+    offsets: tuple[tuple[int, int], ...] = ()  # each token's [start, end) in ``text`` (empty: unknown)
+
+    @property
+    def sentence_id(self) -> str:
+        """``page_id-index``: unique in a corpus (the ``id`` of Parquet, JSONL and Hugging Face)."""
+        return f"{self.page_id}-{self.index}"

@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "classes",
     "train",
     "evaluate",
+    "tag",
     "split",
     "gazetteers",
     "export",

@@ -93,7 +93,7 @@ class Labeller:
                 sentence_links.append(links[j])
                 j += 1
             state = SentenceState([text[s:e] for s, e in spans], spans, counts)
-            labelled = self._label_sentence(article, index, state, sentence_links, targets, aliases)
+            labelled = self._label_sentence(article, index, state, sentence_links, targets, aliases, (s_start, s_end))
             if labelled is None:
                 counts["sentences_dropped_unk"] += 1
                 continue
@@ -121,8 +121,10 @@ class Labeller:
         links: Sequence[Link],
         targets: Mapping[str, TargetInfo],
         aliases: AliasIndex,
+        bounds: tuple[int, int],
     ) -> LabelledSentence | None:
-        """The labelled sentence, or None when it has UNK."""
+        """The labelled sentence, or None when it has UNK; ``bounds``: the sentence's [start, end)
+        in the article text (its tokens' offsets are kept relative to the sentence)."""
         self._label_links(state, links, targets)
         self._match_aliases(state, aliases)
         first_word_waits = self._label_capitals(state)
@@ -148,6 +150,8 @@ class Labeller:
             spans=tuple(entity_spans),
             low_quality=bool(reasons),
             quality_reasons=reasons,
+            text=article.text[bounds[0] : bounds[1]],
+            offsets=tuple((s - bounds[0], e - bounds[0]) for s, e in state.spans),
         )
 
     # -- the stages ---------------------------------------------------------------------------
