@@ -25,12 +25,12 @@ def read_reject_counts(reject: PageReject) -> dict[str, int]:
     page = 1 if reject.page_id is not None or reject.title is not None else 0
     return {"pages_read": page, f"pages_rejected.{reject.reason}": page, f"stream_errors.{reject.reason}": 1}
 
+
 class _ReadDumpPart(beam.DoFn):
     """Pages of one byte range of one dump file; unreadable pieces go to the rejects output."""
 
     def __init__(self, progress_interval: float = 30.0) -> None:
         self.progress_interval = progress_interval
-        self.progress = None
 
     def setup(self) -> None:
         self.progress = Progress("read", "pages", self.progress_interval)
