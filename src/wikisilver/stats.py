@@ -34,6 +34,7 @@ def make_stats(counts: Mapping[str, int], max_pages: int | None = None) -> dict:
         "titles_typed_by_source": group("titles_typed_by."),
         "titles_by_tag": group("titles_by_tag."),
         "typing_conflicts": group("typing_conflicts."),
+        "typing_decisions": group("typing_decisions."),
         "rules_fired": rules_fired(counts),
     }
     accounted = stats["pages_used"] + sum(stats["pages_skipped"].values()) + sum(stats["pages_rejected"].values())

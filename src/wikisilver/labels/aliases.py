@@ -19,6 +19,8 @@ from wikisilver.text.base import is_capitalized
 
 Tokenize = Callable[[str], tuple[str, ...]]
 Form = tuple[str, ...]
+# The DBpedia class of a name whose entity is not known, by its CoNLL tag.
+GENERIC_CLASS = {"PER": "Person", "LOC": "Place", "ORG": "Organisation"}
 _NAME_PARTICLES = frozenset({"von", "van", "de", "der", "den", "da", "di", "du", "la", "le", "del", "della", "bin", "ibn", "al", "y"})
 
 
@@ -109,6 +111,15 @@ class AliasIndex:
     def candidates(self, first: str) -> list[tuple[Form, Mention]]:
         """The forms that start with ``first``, longest first."""
         return self._by_first.get(first, [])
+
+    def part_mention(self, form: Form, whole: Mention) -> Mention:
+        """The mention of ``form``, a part cut out of the name ``whole`` (``Kentucky`` of
+        ``Hodgenville, Kentucky``): the entity of the article known by exactly that name if it has
+        the same CoNLL tag, else ``whole``'s tag with only the generic class of that tag."""
+        for known_form, known in self._by_first.get(form[0], ()) if form else ():
+            if known_form == form and known.conll == whole.conll:
+                return Mention(known.conll, known.dbpedia_class, known.target, whole.rule)
+        return Mention(whole.conll, GENERIC_CLASS.get(whole.conll, whole.conll), "", whole.rule)
 
     def match(self, tokens: Sequence[str], mentions: Sequence[Mention | None], i: int) -> tuple[Form, Mention] | None:
         """The longest form that starts at token i and covers only tokens with no mention yet."""

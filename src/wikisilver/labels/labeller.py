@@ -125,7 +125,7 @@ class Labeller:
     ) -> LabelledSentence | None:
         """The labelled sentence, or None when it has UNK; ``bounds``: the sentence's [start, end)
         in the article text (its tokens' offsets are kept relative to the sentence)."""
-        self._label_links(state, links, targets)
+        self._label_links(state, links, targets, aliases)
         self._match_aliases(state, aliases)
         first_word_waits = self._label_capitals(state)
         if state.has_unk:
@@ -156,7 +156,9 @@ class Labeller:
 
     # -- the stages ---------------------------------------------------------------------------
 
-    def _label_links(self, state: SentenceState, links: Sequence[Link], targets: Mapping[str, TargetInfo]) -> None:
+    def _label_links(
+        self, state: SentenceState, links: Sequence[Link], targets: Mapping[str, TargetInfo], aliases: AliasIndex
+    ) -> None:
         """Links: the first ``LINK`` rule that answers decides; an entity's anchor is cleansed."""
         if not links:
             return
@@ -178,7 +180,7 @@ class Labeller:
                 covered = self._cleanse(state, covered, mention, link)
                 if not covered:
                     continue
-            self._place(state, covered, mention)
+            self._place(state, covered, mention, aliases)
 
     def _cleanse(self, state: SentenceState, covered: list[int], mention: Mention, link: Link) -> list[int]:
         """Reference cleansing of an entity link's anchor: the tokens that keep the link's tag."""
@@ -202,9 +204,15 @@ class Labeller:
                     state.decide(covered.pop(), Mention.of(decision, hyphen_rule.name))
         return covered
 
-    def _place(self, state: SentenceState, indices: Sequence[int], mention: Mention) -> None:
+    def _place(self, state: SentenceState, indices: Sequence[int], mention: Mention, aliases: AliasIndex) -> None:
         """Give the tokens at ``indices`` that have no mention yet one mention (``INSIDE`` rules may
-        cut tokens out of it, splitting it)."""
+        cut tokens out of it, splitting it).
+
+        The parts after a cut are other names (``Hodgenville, Kentucky``: Kentucky is the state, not
+        the town): each takes the class and target of the article's entity of that name, else only
+        a generic class, so that one entity has one DBpedia class in an article."""
+        part: list[int] = []
+        parts = [part]
         for k in indices:
             if state.mentions[k] is not None:
                 continue
@@ -212,11 +220,16 @@ class Labeller:
                 if inside_rule.decide(state.tokens[k], mention, self.pack):
                     state.fire(inside_rule.name)
                     state.decide(k, Mention.of(O, inside_rule.name))
-                    state.close()
+                    part = []
+                    parts.append(part)
                     break
             else:
-                state.join(k, mention)
-        state.close()
+                part.append(k)
+        for number, part in enumerate(parts):
+            placed = mention if number == 0 else aliases.part_mention(tuple(state.tokens[k] for k in part), mention)
+            for k in part:
+                state.join(k, placed)
+            state.close()
 
     def _match_aliases(self, state: SentenceState, aliases: AliasIndex) -> None:
         """Unlinked mentions through the alias index, longest match first, then inflected forms."""
@@ -230,14 +243,14 @@ class Labeller:
             found = aliases.match(tokens, mentions, i)
             if found is not None:
                 form, mention = found
-                self._place(state, range(i, i + len(form)), mention)
+                self._place(state, range(i, i + len(form)), mention, aliases)
                 state.fire(mention.rule)
                 i += len(form)
                 continue
             inflected_rule, mention = first_answer(self.inflected_rules, token, aliases, self.pack)
             if inflected_rule is not None:
                 state.fire(inflected_rule.name)
-                self._place(state, (i,), mention)
+                self._place(state, (i,), mention, aliases)
             i += 1
 
     def _label_capitals(self, state: SentenceState) -> bool:
