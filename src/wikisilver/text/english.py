@@ -121,7 +121,8 @@ class EnglishProcessor(TextProcessor):
                 if entry is not None:
                     pair = (entry[1], entry[0])
                 else:
-                    pair = _open_class(low, prev_pos, prev_low in _MODALS)
+                    pos = self._guess_pos(low, prev_pos, prev_low in _MODALS)
+                    pair = (lemmatize(low, pos), pos)
             out.append(pair)
             prev_pos = pair[1]
             prev_low = low
@@ -200,14 +201,6 @@ class EnglishProcessor(TextProcessor):
 
 
 _MODALS = frozenset({"to", "will", "would", "can", "could", "may", "might", "must", "shall", "should"})
-
-
-@functools.lru_cache(maxsize=1 << 16)  # the same open-class words recur in every article (bounded)
-def _open_class(low: str, prev_pos: str, after_modal: bool) -> tuple[str, str]:
-    """(lemma, POS) of a lowercase word not in the lexicon, from its suffix and the word before
-    (whose form matters only as a modal: ``after_modal``)."""
-    pos = EnglishProcessor._guess_pos(low, prev_pos, after_modal)
-    return lemmatize(low, pos), pos
 
 
 def lemmatize(low: str, pos: str) -> str:
