@@ -295,24 +295,6 @@ def test_tokens_are_ordered_nonempty_substrings_without_whitespace(processor: Te
 
 
 @pytest.mark.parametrize("processor", [EN, HU, DEFAULT], ids=["en", "hu", "default"])
-@settings(max_examples=200, deadline=None)
-@given(text=_TEXT, data=st.data())
-def test_skipping_blanks_first_gives_the_tokens_of_the_bare_alternatives(processor: TextProcessor, text: str, data) -> None:
-    """The token patterns start with ``\\s*`` (speed); the tokens are those of the alternatives
-    alone, tried at every position (what the patterns were without it)."""
-    import re
-
-    import regex
-
-    pattern = processor._token_pattern
-    assert pattern.pattern.startswith(r"\s*(") and pattern.pattern.endswith(")")
-    bare = (regex if isinstance(pattern, regex.Pattern) else re).compile(pattern.pattern[len(r"\s*("):-1])
-    start = data.draw(st.integers(0, len(text)))
-    end = data.draw(st.integers(start, len(text)))
-    assert processor.tokenize(text, start, end) == [m.span() for m in bare.finditer(text, start, end)]
-
-
-@pytest.mark.parametrize("processor", [EN, HU, DEFAULT], ids=["en", "hu", "default"])
 @settings(max_examples=150, deadline=None)
 @given(text=_TEXT)
 def test_sentences_are_ordered_and_never_cross_a_line_break(processor: TextProcessor, text: str) -> None:

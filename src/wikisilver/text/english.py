@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
 
 from wikisilver.resources import load_tsv, mapping_path
-from wikisilver.text.base import TextProcessor, _sentence_initial, is_punct_token, token_pattern
+from wikisilver.text.base import TextProcessor, _sentence_initial, is_punct_token
 from wikisilver.text.punkt import read_punkt_params, train_punkt
 
 __all__ = ["EnglishProcessor", "train_punkt"]
@@ -50,7 +50,7 @@ def _token_pattern(always: Sequence[str], numeric: Sequence[str]) -> re.Pattern:
     def alternation(words: Sequence[str]) -> str:
         return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
 
-    return token_pattern(
+    return re.compile(
         # Fast path, the bulk of the text: a plain word followed by nothing any rule below could
         # continue (no period, hyphen, apostrophe, @, :, /, + and no ",digit"); every other
         # alternative would give this very token, so the result is the same, only sooner.
