@@ -52,24 +52,20 @@ def _span_dict(span: EntitySpan) -> dict:
 
 
 def sentences_to_table(sentences: Iterable[LabelledSentence]) -> pa.Table:
-    """A Parquet-ready table of sentences with :data:`SENTENCE_SCHEMA`.
-
-    Column by column, and the token tuples as they are (Arrow reads any sequence): no per-row
-    copies into lists."""
-    rows = list(sentences)
-    columns = {
-        "title": [s.title for s in rows],
-        "page_id": [s.page_id for s in rows],
-        "sentence_index": [s.index for s in rows],
-        "tokens": [s.tokens for s in rows],
-        "lemmas": [s.lemmas for s in rows],
-        "pos": [s.pos for s in rows],
-        "dbpedia_tags": [s.dbpedia_tags for s in rows],
-        "conll_tags": [s.conll_tags for s in rows],
-        "spans": [[_span_dict(span) for span in s.spans] for s in rows],
-        "low_quality": [s.low_quality for s in rows],
-        "quality_reasons": [s.quality_reasons for s in rows],
-    }
+    """A Parquet-ready table of sentences with :data:`SENTENCE_SCHEMA`."""
+    columns: dict[str, list] = {name: [] for name in SENTENCE_SCHEMA.names}
+    for sentence in sentences:
+        columns["title"].append(sentence.title)
+        columns["page_id"].append(sentence.page_id)
+        columns["sentence_index"].append(sentence.index)
+        columns["tokens"].append(list(sentence.tokens))
+        columns["lemmas"].append(list(sentence.lemmas))
+        columns["pos"].append(list(sentence.pos))
+        columns["dbpedia_tags"].append(list(sentence.dbpedia_tags))
+        columns["conll_tags"].append(list(sentence.conll_tags))
+        columns["spans"].append([_span_dict(span) for span in sentence.spans])
+        columns["low_quality"].append(sentence.low_quality)
+        columns["quality_reasons"].append(list(sentence.quality_reasons))
     return pa.table(columns, schema=SENTENCE_SCHEMA)
 
 
