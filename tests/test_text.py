@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import shared_file
+from conftest import ENWIKI_EXTRACT, shared_file
 from wikisilver.errors import InputError
 from wikisilver.text import TextProcessor, get_processor, train_punkt
 from wikisilver.text.punkt import read_punkt_params, write_punkt_params
@@ -342,3 +342,40 @@ def test_chinese_and_japanese_are_one_token_per_character_and_split_without_spac
     zh = get_processor("zh")
     assert [t for t in (lambda s: [s[a:b] for a, b in zh.tokenize(s)])("北京是中国的首都，人口2150万。")] == [
         "北", "京", "是", "中", "国", "的", "首", "都", "，", "人", "口", "2150", "万", "。"]
+
+
+TRICKY_ENGLISH = (
+    "Dr. J. R. R. Tolkien (1892–1973) wrote it... Then he left! Did he? “Yes.” ‘No.’ «Oui.» "
+    "The U.S. Army, Inc. and Col. Smith met at 5 p.m. on Jan. 3. It cost $1,000.50. No. 5 won. "
+    "See pp. 12–14, e.g. the table. He said (quietly.) that -- well -- it was over.. Or not."
+)
+
+
+def test_fast_punkt_splits_exactly_as_nltk_does() -> None:
+    """The speed path (Punkt's patterns on ``re``) gives NLTK's own sentences, also after a
+    pickle round trip (as a runner ships it to a worker), on tricky text and on every line of
+    the English extract."""
+    import pickle
+
+    from nltk.tokenize.punkt import PunktSentenceTokenizer
+
+    from wikisilver.dump import iter_pages
+    from wikisilver.records import Page
+    from wikisilver.resources import mapping_path
+    from wikisilver.text.fast_punkt import fast_punkt_splitter
+    from wikisilver.wikitext import clean_wikitext
+
+    params = read_punkt_params(mapping_path("en", "punkt.tsv"))
+    nltk_own = PunktSentenceTokenizer(params)
+    fast = fast_punkt_splitter(params)
+    shipped = pickle.loads(pickle.dumps(fast))
+    texts = [TRICKY_ENGLISH]
+    for page in iter_pages(str(shared_file(ENWIKI_EXTRACT))):
+        if isinstance(page, Page) and page.ns == 0 and not page.redirect:
+            texts.extend(clean_wikitext(page.text, max_seconds=None).text.split("\n"))
+    assert len(texts) > 1000
+    for text in texts:
+        expected = list(nltk_own.span_tokenize(text))
+        assert list(fast.span_tokenize(text)) == expected, text
+        assert list(shipped.span_tokenize(text)) == expected, text
+    assert len(list(fast.span_tokenize(TRICKY_ENGLISH))) >= 8

@@ -16,10 +16,11 @@ import functools
 import re
 from collections.abc import Iterable, Sequence
 
-from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
+from nltk.tokenize.punkt import PunktParameters
 
 from wikisilver.resources import load_tsv, mapping_path
 from wikisilver.text.base import TextProcessor, _sentence_initial, is_punct_token
+from wikisilver.text.fast_punkt import fast_punkt_splitter
 from wikisilver.text.punkt import read_punkt_params, train_punkt
 
 __all__ = ["EnglishProcessor", "train_punkt"]
@@ -87,7 +88,7 @@ class EnglishProcessor(TextProcessor):
         always, numeric = _abbreviations()
         if params is None:
             params = read_punkt_params(mapping_path("en", "punkt.tsv"), always + numeric)
-        self._punkt = PunktSentenceTokenizer(params)
+        self._punkt = fast_punkt_splitter(params)
         self._token_pattern = _token_pattern(always, numeric)
         self.abbreviations = frozenset(always)
         self._lexicon = _lexicon()
