@@ -82,10 +82,7 @@ def _span_dict(span: EntitySpan) -> dict:
 
 
 def sentences_to_table(sentences: Iterable[LabelledSentence]) -> pa.Table:
-    """A Parquet-ready table of sentences with :data:`SENTENCE_SCHEMA`.
-
-    Column by column, and the token tuples as they are (Arrow reads any sequence): no per-row
-    copies into lists."""
+    """A Parquet-ready table of sentences with :data:`SENTENCE_SCHEMA`, one column at a time."""
     rows = list(sentences)
     columns = {
         "id": [s.sentence_id for s in rows],
