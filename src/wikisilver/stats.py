@@ -25,6 +25,7 @@ def make_stats(counts: Mapping[str, int], max_pages: int | None = None) -> dict:
         "sentences_total": int(counts.get("sentences_total", 0)),
         "sentences_kept": int(counts.get("sentences_kept", 0)),
         "sentences_dropped_unk": int(counts.get("sentences_dropped_unk", 0)),
+        "sentences_dropped_fragment": group("sentences_dropped_fragment."),
         "sentences_low_quality": int(counts.get("sentences_low_quality", 0)),
         "sentences_dropped_low_quality": int(counts.get("sentences_dropped_low_quality", 0)),
         "tokens_kept": tokens,

@@ -22,12 +22,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from wikisilver.labels.aliases import AliasIndex
+from wikisilver.labels.fragments import fragment_reason
 from wikisilver.labels.language import LanguagePack
 from wikisilver.labels.quality import quality_reasons
+from wikisilver.labels.rules import nationality_words
 from wikisilver.labels.registry import LabelConfig, Rule, Stage, first_answer
 from wikisilver.labels.state import LEAVE, UNK, Mention, O, SentenceState
 from wikisilver.records import Article, LabelledSentence, Link, TargetInfo
 from wikisilver.text.base import TextProcessor, is_capitalized
+from wikisilver.wikitext.templates import GAP
 
 
 @dataclass
@@ -64,6 +67,7 @@ class Labeller:
         pos_at = next((i for i, r in enumerate(token_rules) if r.needs_pos), len(token_rules))
         self._first_word_before_pos, self._first_word_by_pos = token_rules[:pos_at], token_rules[pos_at:]
         self._other_word_rules = tuple(r for r in token_rules if not r.needs_pos)
+        self._nationality = nationality_words(lang) if self.config.on("nationality_word") else frozenset()
         # Without case endings only a token that starts some alias form can start a match.
         self._inflects = bool(self.inflected_rules) and bool(self.pack.inflection_suffixes)
 
@@ -77,14 +81,23 @@ class Labeller:
         result = ArticleResult()
         counts = result.counts
         text = article.text
-        aliases = AliasIndex.build(article, targets, own, self.pack, self._tokens_of, self.alias_rules)
+        aliases = AliasIndex.build(article, targets, own, self.pack, self._tokens_of, self.alias_rules, self._nationality)
         links = sorted(article.links, key=lambda link: link.start)
         link_pos = 0
         for index, (s_start, s_end) in enumerate(self.processor.split_sentences(text)):
             spans = self.processor.tokenize(text, s_start, s_end)
+            # A dropped inline template or formula left a gap mark: not a token, but a flag.
+            kept_spans = [(s, e) for s, e in spans if GAP not in text[s:e]]
+            gaps = len(spans) - len(kept_spans)
+            spans = kept_spans
             if not spans:
                 continue
             counts["sentences_total"] += 1
+            tokens = [text[s:e] for s, e in spans]
+            fragment = fragment_reason(tokens)
+            if fragment is not None:
+                counts[f"sentences_dropped_fragment.{fragment}"] += 1
+                continue
             while link_pos < len(links) and links[link_pos].end <= s_start:
                 link_pos += 1
             sentence_links = []
@@ -92,7 +105,7 @@ class Labeller:
             while j < len(links) and links[j].start < s_end:
                 sentence_links.append(links[j])
                 j += 1
-            state = SentenceState([text[s:e] for s, e in spans], spans, counts)
+            state = SentenceState(tokens, spans, counts, gaps=gaps)
             labelled = self._label_sentence(article, index, state, sentence_links, targets, aliases, (s_start, s_end))
             if labelled is None:
                 counts["sentences_dropped_unk"] += 1
@@ -150,7 +163,7 @@ class Labeller:
             spans=tuple(entity_spans),
             low_quality=bool(reasons),
             quality_reasons=reasons,
-            text=article.text[bounds[0] : bounds[1]],
+            text=article.text[bounds[0] : bounds[1]].replace(GAP, " "),  # a gap mark is a blank: offsets hold
             offsets=tuple((s - bounds[0], e - bounds[0]) for s, e in state.spans),
         )
 

@@ -25,6 +25,7 @@ from wikisilver.records import Link
 from wikisilver.wikitext.builder import Builder
 from wikisilver.wikitext.language import language_data
 from wikisilver.wikitext.markup import WikitextBudgetError, check_time, prepass
+from wikisilver.wikitext.templates import template_table
 
 _MAX_CHUNK = 16_384
 _PARAGRAPH = re.compile(r"\n[ \t]*\n\s*")
@@ -63,7 +64,7 @@ def clean_wikitext(
     if len(wikitext) > max_chars:
         raise WikitextBudgetError(f"page has {len(wikitext):,} characters, over the budget of {max_chars:,}")
     deadline = time.perf_counter() + max_seconds if max_seconds is not None else None
-    text = prepass(wikitext.replace("\r\n", "\n").replace("\r", "\n"), deadline)
+    text = prepass(wikitext.replace("\r\n", "\n").replace("\r", "\n"), deadline, template_table(lang))
     builder = Builder(language_data(lang, namespaces))
     for paragraph in _paragraphs(text):
         if not paragraph.strip():
