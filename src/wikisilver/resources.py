@@ -29,6 +29,20 @@ def load_toml(*parts: str) -> dict:
 
 
 @functools.lru_cache(maxsize=None)
+def load_word_list(*parts: str) -> frozenset[str]:
+    """A one-entry-per-line list under mappings/ ('#' starts a comment; blank lines ignored)."""
+    path = mapping_path(*parts)
+    if not path.exists():
+        return frozenset()
+    words = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip() if not line.lstrip().startswith("\\#") else line.strip()[1:]
+        if line:
+            words.add(line)
+    return frozenset(words)
+
+
+@functools.lru_cache(maxsize=None)
 def load_tsv(*parts: str) -> tuple[tuple[str, ...], ...]:
     """Rows of a TSV under mappings/ ('#' lines are comments; the first non-comment row is the header)."""
     rows = []
