@@ -47,8 +47,9 @@ def test_english_silver_labels_against_blind_gold(tmp_path):
     print(report.format())
     assert report.kept_sentences >= 300
     scores = report.scores
-    assert scores.f1 >= 86 and scores.precision >= 86
-    assert scores.per_type["LOC"].f1 >= 92 and scores.per_type["PER"].f1 >= 92
+    assert scores.f1 >= 91 and scores.precision >= 91
+    assert scores.per_type["LOC"].f1 >= 94 and scores.per_type["PER"].f1 >= 94
+    assert scores.per_type["MISC"].f1 >= 85
 
 
 @pytest.mark.slow
