@@ -47,6 +47,7 @@ class BuildConfig:
     sparql_batch_size: int = 200
     sparql_timeout: float = 30.0
     sparql_retries: int = 4
+    sparql_max_answer_mb: float = 64.0  # a larger answer fails the run
     shards: int = 4
     redirect_hops: int = 3
     max_page_chars: int = 2_000_000
@@ -70,6 +71,7 @@ class EntitiesConfig(BuildConfig):
 ENTITY_SOURCE_OPTIONS = (
     "types", "ontology", "entities", "infobox_mappings", "types_lang", "langlinks_sql", "redirect_sql",
     "page_sql", "page_props_sql", "sparql", "sparql_batch_size", "sparql_timeout", "sparql_retries",
+    "sparql_max_answer_mb",
 )
 # The names each resolver takes: config fields, plus "demo" (the bundled inputs) and "config" (a TOML file).
 BUILD_OPTIONS = frozenset(f.name for f in dataclasses.fields(BuildConfig)) | {"demo", "config"}
@@ -293,5 +295,5 @@ def sparql_config(config: BuildConfig) -> SparqlConfig:
 
     return SparqlConfig(
         endpoint=config.sparql, batch_size=config.sparql_batch_size, timeout=config.sparql_timeout,
-        retries=config.sparql_retries,
+        retries=config.sparql_retries, max_answer_bytes=max(1, int(config.sparql_max_answer_mb * (1 << 20))),
     )
