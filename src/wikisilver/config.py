@@ -249,6 +249,7 @@ def check_inputs(config: BuildConfig) -> None:
     for path in (*config.dumps, *config.types, *config.entities, *sql, *(p for p in [config.ontology] if p)):
         if not os.path.isfile(path):
             raise InputError(path, "no such file")
+    check_headers(config)
     if config.infobox_mappings and not os.path.isdir(config.infobox_mappings):
         raise InputError(config.infobox_mappings, "not a directory of DBpedia mapping files")
     if not (config.types or config.entities or config.infobox_mappings or config.sparql):
@@ -265,6 +266,21 @@ def check_inputs(config: BuildConfig) -> None:
                                "give --langlinks-sql to carry the types across languages")
     if config.shards < 1:
         raise InputError(None, "--shards must be at least 1")
+
+
+def check_headers(config: BuildConfig) -> None:
+    """Read the start of every types and SQL file, so that a wrong file fails before any work
+    with one line naming file and position (the ontology is parsed before the output is touched)."""
+    from wikisilver.entities.rdf import check_header
+    from wikisilver.entities.sql import check_table
+
+    for path in config.types:
+        check_header(path)
+    tables = (("page", config.page_sql), ("redirect", config.redirect_sql),
+              ("page_props", config.page_props_sql), ("langlinks", config.langlinks_sql))
+    for table, paths in tables:
+        for path in paths:
+            check_table(path, table)
 
 
 def multistream_indexes(config: BuildConfig) -> dict[str, str]:

@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 
 from wikisilver.corpus.schema import SENTENCE_SCHEMA
 from wikisilver.corpus.tags import TaggedSentence
+from wikisilver.errors import OutputError
 from wikisilver.records import EntitySpan, LabelledSentence
 
 _ESCAPES = str.maketrans({"\t": " ", "\n": " ", "\r": " "})
@@ -81,6 +82,16 @@ def write_part(
 
     Rows are flushed in row groups so a part never has to be held twice in memory.
     """
+    try:
+        return _write_part(sentences, tsv_path, parquet_path, row_group_size)
+    except OSError as error:  # a full disk: name the part, which the OS error does not
+        raise OutputError(str(tsv_path), f"cannot write this part or {Path(parquet_path).name}: "
+                                         f"{error.strerror or error}") from None
+
+
+def _write_part(
+    sentences: Iterable[LabelledSentence], tsv_path: str | Path, parquet_path: str | Path, row_group_size: int
+) -> int:
     count = 0
     batch: list[LabelledSentence] = []
     writer = pq.ParquetWriter(str(parquet_path), SENTENCE_SCHEMA, compression="zstd")
@@ -128,12 +139,19 @@ def write_tagged_tsv(handle: TextIO, sentences: Iterable[TaggedSentence]) -> int
 
 
 def write_json_atomic(path: str | Path, data: object) -> None:
-    """Write JSON through a temporary file and a rename, so readers never see half a file."""
+    """Write JSON through a temporary file and a rename, so readers never see half a file.
+
+    A write that fails (a full disk) leaves no temporary file and raises :class:`OutputError`
+    naming the path."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, ensure_ascii=False, indent=2, sort_keys=True)
-        handle.write("\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, ensure_ascii=False, indent=2, sort_keys=True)
+            handle.write("\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except OSError as error:
+        tmp.unlink(missing_ok=True)
+        raise OutputError(str(path), f"cannot write: {error.strerror or error}") from None
