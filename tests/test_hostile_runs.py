@@ -211,3 +211,125 @@ def test_disk_full_while_writing_stats_json_is_one_line_and_leaves_no_tmp(inputs
         f"wikisilver build: error: {out / 'stats.json'}: cannot write: No space left on device"], result.stderr
     assert not (out / ".stats.json.tmp").exists() and not (out / "stats.json").exists()
     assert not (out / "manifest.json").exists()  # not a finished corpus
+
+
+@pytest.mark.parametrize("option, content, where, reason", [
+    ("--types", "this is not rdf at all\n", "1", "not N-Triples or Turtle: unknown prefix in 'this'"),
+    ("--types", "# a comment\n\n<http://dbpedia.org/resource/A> <http://x> .\n", "3", "not N-Triples or Turtle: incomplete triple"),
+    ("--page-sql", "-- MySQL dump\nCREATE TABLE `redirect` (\n  `rd_from` int\n);\n", "2", "a dump of table `redirect`, not `page`"),
+    ("--redirect-sql", "-- MySQL dump\nhello world\n", "2", "not a MySQL dump of table `redirect`"),
+])
+def test_bad_types_or_sql_file_fails_before_any_work_naming_file_and_line(inputs, tmp_path, option, content, where, reason) -> None:
+    dump, types = inputs
+    bad = tmp_path / "in" / "bad.txt"
+    bad.write_text(content, encoding="utf-8")
+    out = tmp_path / "out"
+    extra = ["--types", str(types)] if option != "--types" else []
+    result = wikisilver("build", "--dump", str(dump), "--lang", "en", option, str(bad), *extra, "--out", str(out))
+    assert result.returncode == 2, result.stderr
+    [line] = error_lines(result.stderr)
+    assert line.startswith(f"wikisilver build: error: {bad}:line {where}: {reason}"), line
+    assert "apache_beam.runners" not in result.stderr  # found before the pipeline was built
+    assert not out.exists()
+
+
+def test_error_inside_the_pipeline_is_one_line_and_v_shows_the_traceback(inputs, tmp_path) -> None:
+    # The types file starts well and goes bad past the header check: the pipeline fails inside.
+    dump, types = inputs
+    bad = tmp_path / "in" / "late.nt.gz"
+    import gzip
+    good = types.read_bytes() * 1000  # 6 MB: its end lies well past what the header check reads
+    bad.write_bytes(gzip.compress(good)[:-40])  # a gzip stream cut short: unreadable at its end
+    args = ("build", "--dump", str(dump), "--lang", "en", "--types", str(bad), "--out", str(tmp_path / "out"))
+    quiet = wikisilver(*args)
+    assert quiet.returncode == 2, quiet.stderr
+    [line] = error_lines(quiet.stderr)
+    assert line.startswith("wikisilver build: error: the pipeline failed: ") and str(bad) in line, quiet.stderr
+    verbose = wikisilver("-v", *args)
+    assert verbose.returncode == 2 and "Traceback" in verbose.stderr
+
+
+# -- 9. amplification -------------------------------------------------------------------------
+
+
+def billion_laughs() -> str:
+    entities = ['<!ENTITY a0 "haha">'] + [f'<!ENTITY a{i} "{f"&a{i - 1};" * 10}">' for i in range(1, 10)]
+    return ('<?xml version="1.0"?>\n<!DOCTYPE rdf:RDF [\n' + "\n".join(entities) + "\n]>\n"
+            '<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" '
+            'xmlns:rdfs="http://www.w3.org/2000/01/rdf-schema#" xmlns:owl="http://www.w3.org/2002/07/owl#">\n'
+            '<owl:Class rdf:about="http://dbpedia.org/ontology/Laugh"><rdfs:label>&a9;</rdfs:label></owl:Class>\n'
+            "</rdf:RDF>\n")
+
+
+def test_billion_laughs_ontology_is_refused_up_front(inputs, tmp_path) -> None:
+    dump, types = inputs
+    owl = tmp_path / "in" / "laughs.owl"
+    owl.write_text(billion_laughs(), encoding="utf-8")
+    assert owl.stat().st_size < 1500
+    out = tmp_path / "out"
+    # rdflib expands it for minutes; the bound here is generous but far below that.
+    result = wikisilver("build", "--dump", str(dump), "--lang", "en", "--types", str(types), "--ontology", str(owl),
+                        "--out", str(out), timeout=60)
+    assert result.returncode == 2, result.stderr
+    assert error_lines(result.stderr) == [
+        f"wikisilver build: error: {owl}:line 2: has a DTD (<!DOCTYPE): refused, entity expansion can blow up; "
+        "DBpedia's ontology has none"]
+    assert not (out / "manifest.json").exists()
+
+
+PEAK_RSS = """
+import resource, sys
+{body}
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)  # MiB
+"""
+
+
+def peak_rss_mib(body: str) -> tuple[int, str]:
+    """Peak RSS (MiB) of a fresh interpreter running ``body``, and what it printed before."""
+    result = subprocess.run([sys.executable, "-c", PEAK_RSS.format(body=body)], capture_output=True, text=True,
+                            timeout=TIMEOUT)
+    assert result.returncode == 0, result.stderr
+    *printed, peak = result.stdout.splitlines()
+    return int(peak), "\n".join(printed)
+
+
+def test_one_huge_insert_line_is_read_as_a_stream_of_tuples(tmp_path) -> None:
+    # One INSERT line of ~120 MB (written lazily): held whole, it alone would take 120+ MB twice.
+    sql = tmp_path / "page.sql"
+    row = "({id},0,'Title_number_{id}_{pad}',0)"
+    with sql.open("w", encoding="ascii") as handle:
+        handle.write("CREATE TABLE `page` (\n  `page_id` int,\n  `page_namespace` int,\n  `page_title` varbinary(255),\n"
+                     "  `page_is_redirect` tinyint\n);\nINSERT INTO `page` VALUES ")
+        pad = "x" * 200
+        rows = 500_000
+        for start in range(0, rows, 10_000):
+            handle.write(",".join(row.format(id=i, pad=pad) for i in range(start, start + 10_000)))
+            handle.write("," if start + 10_000 < rows else ";\n")
+    assert sql.stat().st_size > 100 << 20
+    peak, printed = peak_rss_mib(
+        "from wikisilver.entities.sql import iter_page_table\n"
+        f"rows = list(r.page_id for r in iter_page_table({str(sql)!r}))\n"
+        "print(len(rows), rows[0], rows[-1])")
+    assert printed == "500000 0 499999"
+    assert peak < 150, f"peak RSS {peak} MiB"
+
+
+def test_a_huge_page_is_rejected_without_being_held_and_the_next_page_is_read(tmp_path) -> None:
+    dump = tmp_path / "huge.xml"
+    page = "<page><title>{t}</title><ns>0</ns><id>{i}</id><revision><id>1</id><text>{x}</text></revision></page>\n"
+    with dump.open("w", encoding="utf-8") as handle:
+        handle.write('<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/"><siteinfo><dbname>enwiki</dbname>'
+                     "</siteinfo>\n")
+        handle.write(page.format(t="Small", i=1, x="Some text."))
+        handle.write("<page><title>Huge</title><ns>0</ns><id>2</id><revision><id>1</id><text>")
+        for _ in range(100):  # 100 MB of text
+            handle.write("word " * 209_715 + "\n")
+        handle.write("</text></revision></page>\n")
+        handle.write(page.format(t="After", i=3, x="More text."))
+        handle.write("</mediawiki>\n")
+    peak, printed = peak_rss_mib(
+        "from wikisilver.dump import iter_pages\n"
+        f"for r in iter_pages({str(dump)!r}):\n"
+        "    print(type(r).__name__, r.page_id, r.title, getattr(r, 'reason', ''))")
+    assert printed.splitlines() == ["Page 1 Small ", "PageReject 2 Huge xml_error", "Page 3 After "]
+    assert peak < 250, f"peak RSS {peak} MiB"
