@@ -108,15 +108,15 @@ def run_build(config: BuildConfig) -> dict:
     without ``--overwrite``.
     """
     out = Path(config.out).resolve()
+    # Loaded before the output is touched (a bad ontology file fails here), and once: the job
+    # gets it, and the manifest reuses the file's hash.
+    classes = class_table(config.ontology)
     with output_lock(out):
         # The inputs by content, before the run: what the corpus is built from.
         prints = input_fingerprints(config, recorded_fingerprints(out))
         previous, changed = finished_same_build(out, config, prints)
         if previous is not None and not config.overwrite:
             raise AlreadyBuilt(previous)
-        # Loaded before the output is touched (a bad ontology file fails here), and once: the job
-        # gets it, and the manifest reuses the file's hash.
-        classes = class_table(config.ontology)
         prepare_output(out, config.overwrite, changed)
         started = dt.datetime.now(dt.timezone.utc)
         with staged(out, OUTPUT_DIRS) as staging:

@@ -277,10 +277,13 @@ def test_billion_laughs_ontology_is_refused_up_front(inputs, tmp_path) -> None:
     assert not (out / "manifest.json").exists()
 
 
+# VmHWM, not ru_maxrss: Linux keeps ru_maxrss across exec, so a child of a big pytest process
+# would report the parent's size.
 PEAK_RSS = """
-import resource, sys
+import sys
 {body}
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)  # MiB
+hwm = [line for line in open("/proc/self/status") if line.startswith("VmHWM:")][0]
+print(int(hwm.split()[1]) // 1024)  # MiB
 """
 
 
