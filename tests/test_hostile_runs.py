@@ -296,18 +296,24 @@ def peak_rss_mib(body: str) -> tuple[int, str]:
     return int(peak), "\n".join(printed)
 
 
+def write_lazily(path: Path, parts: list) -> None:
+    """Write a big file from text parts, each a string or a generator of strings (never held whole)."""
+    with path.open("w", encoding="utf-8") as handle:
+        for part in parts:
+            for piece in [part] if isinstance(part, str) else part:
+                handle.write(piece)
+
+
 def test_one_huge_insert_line_is_read_as_a_stream_of_tuples(tmp_path) -> None:
     # One INSERT line of ~120 MB (written lazily): held whole, it alone would take 120+ MB twice.
     sql = tmp_path / "page.sql"
-    row = "({id},0,'Title_number_{id}_{pad}',0)"
-    with sql.open("w", encoding="ascii") as handle:
-        handle.write("CREATE TABLE `page` (\n  `page_id` int,\n  `page_namespace` int,\n  `page_title` varbinary(255),\n"
-                     "  `page_is_redirect` tinyint\n);\nINSERT INTO `page` VALUES ")
-        pad = "x" * 200
-        rows = 500_000
-        for start in range(0, rows, 10_000):
-            handle.write(",".join(row.format(id=i, pad=pad) for i in range(start, start + 10_000)))
-            handle.write("," if start + 10_000 < rows else ";\n")
+    row, pad, rows = "({id},0,'Title_number_{id}_{pad}',0)", "x" * 200, 500_000
+    write_lazily(sql, [
+        "CREATE TABLE `page` (\n  `page_id` int,\n  `page_namespace` int,\n  `page_title` varbinary(255),\n"
+        "  `page_is_redirect` tinyint\n);\nINSERT INTO `page` VALUES ",
+        (",".join(row.format(id=i, pad=pad) for i in range(start, start + 10_000))
+         + ("," if start + 10_000 < rows else ";\n") for start in range(0, rows, 10_000)),
+    ])
     assert sql.stat().st_size > 100 << 20
     peak, printed = peak_rss_mib(
         "from wikisilver.entities.sql import iter_page_table\n"
@@ -320,16 +326,15 @@ def test_one_huge_insert_line_is_read_as_a_stream_of_tuples(tmp_path) -> None:
 def test_a_huge_page_is_rejected_without_being_held_and_the_next_page_is_read(tmp_path) -> None:
     dump = tmp_path / "huge.xml"
     page = "<page><title>{t}</title><ns>0</ns><id>{i}</id><revision><id>1</id><text>{x}</text></revision></page>\n"
-    with dump.open("w", encoding="utf-8") as handle:
-        handle.write('<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/"><siteinfo><dbname>enwiki</dbname>'
-                     "</siteinfo>\n")
-        handle.write(page.format(t="Small", i=1, x="Some text."))
-        handle.write("<page><title>Huge</title><ns>0</ns><id>2</id><revision><id>1</id><text>")
-        for _ in range(100):  # 100 MB of text
-            handle.write("word " * 209_715 + "\n")
-        handle.write("</text></revision></page>\n")
-        handle.write(page.format(t="After", i=3, x="More text."))
-        handle.write("</mediawiki>\n")
+    write_lazily(dump, [
+        '<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/"><siteinfo><dbname>enwiki</dbname></siteinfo>\n',
+        page.format(t="Small", i=1, x="Some text."),
+        "<page><title>Huge</title><ns>0</ns><id>2</id><revision><id>1</id><text>",
+        ("word " * 209_715 + "\n" for _ in range(100)),  # 100 MB of text
+        "</text></revision></page>\n",
+        page.format(t="After", i=3, x="More text."),
+        "</mediawiki>\n",
+    ])
     peak, printed = peak_rss_mib(
         "from wikisilver.dump import iter_pages\n"
         f"for r in iter_pages({str(dump)!r}):\n"

@@ -269,18 +269,7 @@ class ScriptedEndpoint:
 
         class Handler(BaseHTTPRequestHandler):
             def _answer(self, query: str) -> None:
-                outer.requests.append(query)
-                status, headers, body, delay = outer.script(len(outer.requests), query)
-                time.sleep(delay)
-                try:
-                    self.send_response(status)
-                    for name, value in {"Content-Type": "application/sparql-results+json", **headers}.items():
-                        self.send_header(name, value)
-                    self.send_header("Content-Length", str(len(body)))
-                    self.end_headers()
-                    self.wfile.write(body)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up waiting, as it should
+                outer.answer(self, query)
 
             def do_GET(self) -> None:
                 self._answer(parse_qs(urlparse(self.path).query).get("query", [""])[0])
@@ -296,6 +285,21 @@ class ScriptedEndpoint:
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/sparql"
         self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+
+    def answer(self, handler: BaseHTTPRequestHandler, query: str) -> None:
+        """Answer one request as the script says."""
+        self.requests.append(query)
+        status, headers, body, delay = self.script(len(self.requests), query)
+        time.sleep(delay)
+        try:
+            handler.send_response(status)
+            for name, value in {"Content-Type": "application/sparql-results+json", **headers}.items():
+                handler.send_header(name, value)
+            handler.send_header("Content-Length", str(len(body)))
+            handler.end_headers()
+            handler.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up waiting, as it should
 
     def __enter__(self) -> ScriptedEndpoint:
         self.thread.start()
@@ -448,66 +452,40 @@ def test_build_typed_by_a_real_sparql_endpoint_matches_the_types_dump(oxigraph: 
 # Hostile endpoints: a trickle that never ends, an answer that never ends
 
 
-class HostileEndpoint:
+class HostileEndpoint(ScriptedEndpoint):
     """Loopback server: ASK is answered true; other queries get ``mode``: "trickle-body" (one byte
     every 50 ms after the headers), "trickle-head" (the status line itself, byte by byte) or
     "huge" (1 MiB pieces with no Content-Length). Every loop is bounded (at most ~100 s or 512 MiB)."""
 
     def __init__(self, mode: str) -> None:
-        class Handler(BaseHTTPRequestHandler):
-            def _answer(self, query: str) -> None:
-                try:
-                    if query.lstrip().startswith("ASK"):
-                        body = b'{"head": {}, "boolean": true}'
-                        self.send_response(200)
-                        self.send_header("Content-Type", "application/sparql-results+json")
-                        self.send_header("Content-Length", str(len(body)))
-                        self.end_headers()
-                        self.wfile.write(body)
-                        return
-                    if mode == "trickle-head":
-                        for byte in b"HTTP/1.1 200 OK\r\nX-Slow: " + b"x" * 2000:
-                            self.wfile.write(bytes([byte]))
-                            self.wfile.flush()
-                            time.sleep(0.05)
-                        return
-                    self.send_response(200)
-                    self.send_header("Content-Type", "application/sparql-results+json")
-                    self.end_headers()
-                    if mode == "trickle-body":
-                        for byte in b'{"head": {}, "results": {"bindings": [' + b" " * 2000:
-                            self.wfile.write(bytes([byte]))
-                            self.wfile.flush()
-                            time.sleep(0.05)
-                    else:
-                        piece = b" " * (1 << 20)
-                        for _ in range(512):
-                            self.wfile.write(piece)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client hung up, as it should
+        super().__init__(lambda n, q: (200, {}, b'{"head": {}, "boolean": true}', 0.0))
+        self.mode = mode
 
-            def do_GET(self) -> None:
-                self._answer(parse_qs(urlparse(self.path).query).get("query", [""])[0])
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length", 0))
-                self._answer(parse_qs(self.rfile.read(length).decode("utf-8")).get("query", [""])[0])
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/sparql"
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-
-    def __enter__(self) -> HostileEndpoint:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+    def answer(self, handler: BaseHTTPRequestHandler, query: str) -> None:
+        if query.lstrip().startswith("ASK"):
+            super().answer(handler, query)
+            return
+        try:
+            if self.mode == "trickle-head":
+                for byte in b"HTTP/1.1 200 OK\r\nX-Slow: " + b"x" * 2000:
+                    handler.wfile.write(bytes([byte]))
+                    handler.wfile.flush()
+                    time.sleep(0.05)
+                return
+            handler.send_response(200)
+            handler.send_header("Content-Type", "application/sparql-results+json")
+            handler.end_headers()
+            if self.mode == "trickle-body":
+                for byte in b'{"head": {}, "results": {"bindings": [' + b" " * 2000:
+                    handler.wfile.write(bytes([byte]))
+                    handler.wfile.flush()
+                    time.sleep(0.05)
+            else:
+                piece = b" " * (1 << 20)
+                for _ in range(512):
+                    handler.wfile.write(piece)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client hung up, as it should
 
 
 @pytest.mark.parametrize("mode", ["trickle-body", "trickle-head"])
