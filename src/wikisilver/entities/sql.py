@@ -2,8 +2,9 @@
 
 Wikimedia publishes these tables as ``mysqldump`` output: a ``CREATE TABLE`` statement, then
 ``INSERT INTO `t` VALUES (…),(…);`` lines that can be hundreds of MB each, plain (old dumps) or
-gzip-compressed (current dumps). The readers here stream them tuple by tuple: a line is scanned
-with an anchored regex per value, never split or copied as a whole, so memory stays flat.
+gzip-compressed (current dumps). The readers here stream them tuple by tuple: a line is read in
+1 MiB pieces and scanned with an anchored regex per value, a tuple cut by a piece's end parsed
+again with the next piece, so one line is never held whole and memory stays flat.
 
 Columns are looked up by *name* from the ``CREATE TABLE`` statement, because the ``page``
 schema changed (2016 dumps carry ``page_counter`` and ``page_restrictions``; current ones drop
