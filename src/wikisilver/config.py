@@ -47,6 +47,7 @@ class BuildConfig:
     sparql_batch_size: int = 200
     sparql_timeout: float = 30.0
     sparql_retries: int = 4
+    sparql_max_answer_mb: float = 64.0  # a larger answer fails the run
     shards: int = 4
     redirect_hops: int = 3
     max_page_chars: int = 2_000_000
@@ -71,6 +72,7 @@ class EntitiesConfig(BuildConfig):
 ENTITY_SOURCE_OPTIONS = (
     "types", "ontology", "entities", "infobox_mappings", "types_lang", "langlinks_sql", "redirect_sql",
     "page_sql", "page_props_sql", "sparql", "sparql_batch_size", "sparql_timeout", "sparql_retries",
+    "sparql_max_answer_mb",
 )
 # The names each resolver takes: config fields, plus "demo" (the bundled inputs) and "config" (a TOML file).
 BUILD_OPTIONS = frozenset(f.name for f in dataclasses.fields(BuildConfig)) | {"demo", "config"}
@@ -248,6 +250,7 @@ def check_inputs(config: BuildConfig) -> None:
     for path in (*config.dumps, *config.types, *config.entities, *sql, *(p for p in [config.ontology] if p)):
         if not os.path.isfile(path):
             raise InputError(path, "no such file")
+    check_headers(config)
     if config.infobox_mappings and not os.path.isdir(config.infobox_mappings):
         raise InputError(config.infobox_mappings, "not a directory of DBpedia mapping files")
     if not (config.types or config.entities or config.infobox_mappings or config.sparql):
@@ -266,6 +269,21 @@ def check_inputs(config: BuildConfig) -> None:
         raise InputError(None, "--shards must be at least 1")
     if getattr(config, "max_pages", None) is not None and config.max_pages < 1:
         raise InputError(None, "--max-pages must be at least 1")
+
+
+def check_headers(config: BuildConfig) -> None:
+    """Read the start of every types and SQL file, so that a wrong file fails before any work
+    with one line naming file and position (the ontology is parsed before the output is touched)."""
+    from wikisilver.entities.rdf import check_header
+    from wikisilver.entities.sql import check_table
+
+    for path in config.types:
+        check_header(path)
+    tables = (("page", config.page_sql), ("redirect", config.redirect_sql),
+              ("page_props", config.page_props_sql), ("langlinks", config.langlinks_sql))
+    for table, paths in tables:
+        for path in paths:
+            check_table(path, table)
 
 
 def multistream_indexes(config: BuildConfig) -> dict[str, str]:
@@ -296,5 +314,5 @@ def sparql_config(config: BuildConfig) -> SparqlConfig:
 
     return SparqlConfig(
         endpoint=config.sparql, batch_size=config.sparql_batch_size, timeout=config.sparql_timeout,
-        retries=config.sparql_retries,
+        retries=config.sparql_retries, max_answer_bytes=max(1, int(config.sparql_max_answer_mb * (1 << 20))),
     )

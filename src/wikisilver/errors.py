@@ -20,6 +20,15 @@ class InputError(WikisilverError):
         super().__init__(f"{where}: {reason}")
 
 
+class OutputError(WikisilverError):
+    """An output could not be written (a full disk, a lost mount): names the file."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"{path}: {reason}")
+
+
 class DumpError(WikisilverError):
     """A dump could not be read at some point: names the file, byte offset and page."""
 

@@ -43,7 +43,10 @@ def add_entity_source_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--sparql", metavar="URL",
                        help="SPARQL endpoint of a DBpedia mirror, asked for the types of the linked titles")
     group.add_argument("--sparql-batch-size", type=int, help="titles per SPARQL query (default 200)")
-    group.add_argument("--sparql-timeout", type=float, help="seconds per SPARQL query (default 30)")
+    group.add_argument("--sparql-timeout", type=float,
+                       help="seconds a SPARQL request may take in all, answer included (default 30)")
+    group.add_argument("--sparql-max-answer-mb", type=float, metavar="MB",
+                       help="largest SPARQL answer read, in MiB; a larger one fails the run (default 64)")
     group.add_argument("--sparql-retries", type=int,
                        help="retries of a failing SPARQL query, with exponential backoff (default 4)")
 

@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 
 from wikisilver.corpus.schema import NER_LABEL_IDS, SENTENCE_SCHEMA, TEXT_COMMENT
 from wikisilver.corpus.tags import TaggedSentence
+from wikisilver.errors import OutputError
 from wikisilver.records import EntitySpan, LabelledSentence
 
 _ESCAPES = str.maketrans({"\t": " ", "\n": " ", "\r": " "})  # one character for one: offsets hold
@@ -113,14 +114,18 @@ def write_part(
 
     Rows are flushed in row groups so a part never has to be held twice in memory.
     """
-    with open(tsv_path, "w", encoding="utf-8", newline="\n") as tsv:
+    try:
+        with open(tsv_path, "w", encoding="utf-8", newline="\n") as tsv:
 
-        def each() -> Iterable[LabelledSentence]:
-            for sentence in sentences:
-                write_tsv_sentence(tsv, sentence)
-                yield sentence
+            def each() -> Iterable[LabelledSentence]:
+                for sentence in sentences:
+                    write_tsv_sentence(tsv, sentence)
+                    yield sentence
 
-        return write_parquet(each(), parquet_path, row_group_size)
+            return write_parquet(each(), parquet_path, row_group_size)
+    except OSError as error:  # a full disk: name the part, which the OS error does not
+        raise OutputError(str(tsv_path), f"cannot write this part or {Path(parquet_path).name}: "
+                                         f"{error.strerror or error}") from None
 
 
 def write_parquet(sentences: Iterable[LabelledSentence], path: str | Path, row_group_size: int = 20_000) -> int:
@@ -158,11 +163,18 @@ def write_json_atomic(path: str | Path, data: object) -> None:
 
 
 def write_text_atomic(path: str | Path, text: str) -> None:
-    """Write a text file through a temporary file and a rename, so readers never see half a file."""
+    """Write a text file through a temporary file and a rename, so readers never see half a file.
+
+    A write that fails (a full disk) leaves no temporary file and raises :class:`OutputError`
+    naming the path."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except OSError as error:
+        tmp.unlink(missing_ok=True)
+        raise OutputError(str(path), f"cannot write: {error.strerror or error}") from None
