@@ -14,15 +14,15 @@ Bad input is counted, not fatal: a tuple that does not parse is skipped (the sca
 the next tuple), a warning names file and line, and :class:`SqlReadStats` keeps the counts for
 the run's stats. A file that is not a SQL dump at all raises :class:`InputError`.
 
-:func:`join_redirects` resolves redirects in memory, for tests and small wikis only; the Beam
-pipeline joins ``page`` and ``redirect`` rows by page id (``CoGroupByKey``) instead.
+The Beam pipeline joins ``page`` and ``redirect`` rows by page id (``CoGroupByKey``,
+``pipelines/evidence.py``): nothing here holds a whole table.
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from wikisilver.errors import InputError
@@ -421,28 +421,3 @@ def iter_page_props(path: str, stats: SqlReadStats | None = None) -> Iterator[Pa
             stats.skipped_rows += 1
             continue
         yield PagePropRow(page_id, _as_text(name), None if value is None else str(value))
-
-
-def disambiguation_page_ids(path: str, stats: SqlReadStats | None = None) -> Iterator[int]:
-    """Ids of pages marked as disambiguation pages (``pp_propname = 'disambiguation'``)."""
-    for row in iter_page_props(path, stats):
-        if row.name == "disambiguation":
-            yield row.page_id
-
-
-def join_redirects(
-    page_rows: Iterable[PageRow], redirect_rows: Iterable[RedirectRow]
-) -> Iterator[tuple[str, str]]:
-    """(redirect title, target title) for article-namespace redirects, joined in memory.
-
-    Holds the ns-0 page ids in a dict, so this is for tests and small wikis; the pipeline joins
-    the two tables by page id with ``CoGroupByKey``. Interwiki targets and redirects whose
-    target lies outside namespace 0 are dropped; chains are not followed here.
-    """
-    titles = {row.page_id: row.title for row in page_rows if row.namespace == 0}
-    for row in redirect_rows:
-        if row.namespace != 0 or row.interwiki:
-            continue
-        source = titles.get(row.from_page_id)
-        if source is not None and row.target_title and source != row.target_title:
-            yield source, row.target_title
