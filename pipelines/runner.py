@@ -19,6 +19,7 @@ import json
 import logging
 import os
 import shutil
+import signal
 import threading
 import time
 import uuid
@@ -184,11 +185,18 @@ def run_pipeline(
     """Construct and run a pipeline; a failure becomes one line naming the cause.
 
     Runners wrap a worker's exception in their own (with its traceback as text); the message of the
-    innermost error is what the user needs, so that is what is raised.
+    innermost error is what the user needs, so that is what is raised. Ctrl-C raises
+    KeyboardInterrupt (:func:`interruptible`).
     """
+    options = local_runner_without_downloads(options)
+    with interruptible() as interrupted:
+        _run(options, construct, progress_interval, interrupted)
+
+
+def _run(options: PipelineOptions, construct: Callable[[beam.Pipeline], None], progress_interval: float,
+         interrupted: threading.Event) -> None:
     from apache_beam.runners.runner import PipelineState
 
-    options = local_runner_without_downloads(options)
     try:
         pipeline = beam.Pipeline(options=options)
         construct(pipeline)
@@ -208,9 +216,53 @@ def run_pipeline(
             raise PipelineFailed(f"the pipeline ended in state {state}")
     except WikisilverError:
         raise
-    except Exception as error:  # noqa: BLE001 - every runner failure ends here, reported in one line
+    except BaseException as error:  # noqa: BLE001 - every runner failure ends here, reported in one line
+        if interrupted.is_set():
+            raise KeyboardInterrupt from None
+        if not isinstance(error, Exception):
+            raise
         log.debug("pipeline failed", exc_info=True)
         raise PipelineFailed(f"the pipeline failed: {_root_cause(error)}") from None
+
+
+class _QuietOnceInterrupted(logging.Filter):
+    def __init__(self, interrupted: threading.Event) -> None:
+        super().__init__()
+        self.interrupted = interrupted
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (self.interrupted.is_set() and record.name.startswith("apache_beam"))
+
+
+@contextmanager
+def interruptible() -> Iterator[threading.Event]:
+    """Ctrl-C during a job stops it with a plain KeyboardInterrupt, set in the event it yields.
+
+    Beam catches the interrupt wherever it lands, logs it as an ERROR with that worker's traceback
+    and raises its own error instead; here Beam's lines are dropped once Ctrl-C was pressed, and the
+    caller sees KeyboardInterrupt (the CLI: one line, exit 130; the staging directory is removed
+    on the way out).
+    """
+    interrupted = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield interrupted
+        return
+
+    def on_sigint(signum, frame):
+        interrupted.set()
+        raise KeyboardInterrupt
+
+    quiet = _QuietOnceInterrupted(interrupted)
+    handlers = logging.getLogger().handlers
+    for handler in handlers:
+        handler.addFilter(quiet)
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield interrupted
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        for handler in handlers:
+            handler.removeFilter(quiet)
 
 
 def local_runner_without_downloads(options: PipelineOptions) -> PipelineOptions:
@@ -256,13 +308,16 @@ def config_record(config: BuildConfig) -> dict:
 
 def comparable_config(config: BuildConfig) -> dict:
     """What makes two builds the same build: the config without what does not change the output,
-    with absolute paths (and each dump's size)."""
+    with absolute paths (and each dump's size); the lists that are sets sorted."""
     data = asdict(config)
     for volatile in ("overwrite", "beam_args", "strict", "progress_interval"):
         data.pop(volatile, None)
     data["dumps"] = [[os.path.abspath(p), os.path.getsize(p)] for p in config.dumps]
     for key in ("types", "entities", "page_sql", "redirect_sql", "page_props_sql", "langlinks_sql", "multistream_index"):
         data[key] = [os.path.abspath(p) for p in data[key]]
+    # Inputs that are a set compare as a set: the same --types in another order is the same build.
+    for key in ("types", "entities", "page_sql", "redirect_sql", "page_props_sql", "langlinks_sql", "disabled_rules"):
+        data[key] = sorted(data[key])
     data["out"] = os.path.abspath(config.out)
     return json.loads(json.dumps(data))
 

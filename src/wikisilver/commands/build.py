@@ -95,10 +95,9 @@ def run(args: argparse.Namespace) -> int:
     config = resolve_build(job_options(args))
     try:
         stats = run_build(config)
-    except AlreadyBuilt as done:
+    except AlreadyBuilt:
         print(f"wikisilver build: {config.out} already holds the finished corpus of these inputs and options; "
               "nothing to do (pass --overwrite to rebuild)", file=sys.stderr)
-        print_summary(config.out, done.stats)
         return 0
     print_summary(config.out, stats)
     rejected, stream_errors = page_problems(stats)

@@ -246,6 +246,8 @@ def export_corpus(
     if fmt in ("jsonl", "spacy") and scheme != "iob2":
         raise InputError(None, f"--scheme applies to the CoNLL formats; {fmt} stores entity spans")
     out = Path(out)
+    if out.is_dir():
+        raise InputError(str(out), "is a directory: --out names the file to write")
     sentences = read_sentences(corpus, exclude_low_quality=exclude_low_quality)
     if fmt == "spacy":
         # Check before reading anything: a missing spaCy should not cost a pass over the corpus.
