@@ -250,3 +250,25 @@ def test_training_prints_progress_and_final_figures(tmp_path, demo_corpus):
     assert all(" loss " in line for line in lines[1:])
     assert "6 iterations" in result.stdout and "final loss" in result.stdout
     assert model.exists()
+
+
+# --------------------------------------------------------------------------- languages, directly
+
+
+def test_wikipedia_codes_hold_open_closed_and_hyphenated_wikis():
+    from wikisilver.languages import wikipedia_codes
+
+    codes = wikipedia_codes()
+    assert {"en", "hu", "de", "simple", "zh-yue", "be-tarask", "hz", "ltg"} <= codes
+    assert not {"xx", "english", "#"} & codes
+    assert len(codes) > 300
+
+
+def test_language_warnings_name_the_header_and_the_fallbacks():
+    from wikisilver.languages import language_warnings
+
+    assert language_warnings("en", "enwiki.xml", "en") == []
+    mismatch, no_pack = language_warnings("de", "x.xml", "en")
+    assert "says enwiki" in mismatch and "building as de" in mismatch
+    assert "mappings/default/labels.toml" in no_pack
+    assert language_warnings("hu", "huwiki-minidump.xml.bz2", None) == []
