@@ -12,8 +12,8 @@ The job reads like the method::
     labelled | WriteCorpus()                                    # step 5
 
 Outputs are written to a staging directory inside ``--out`` and moved into place when the
-pipeline has finished; ``stats.json`` and then ``manifest.json`` are written last, so a run
-killed half-way never leaves a corpus that looks complete.
+pipeline has finished; ``stats.json``, the dataset card ``README.md`` and then ``manifest.json``
+are written last, so a run killed half-way never leaves a corpus that looks complete.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ from apache_beam.options.pipeline_options import PipelineOptions
 
 from wikisilver import __version__
 from wikisilver.config import BuildConfig, multistream_indexes
-from wikisilver.corpus.write import write_json_atomic
+from wikisilver.corpus.card import dataset_card
+from wikisilver.corpus.write import write_json_atomic, write_text_atomic
 from wikisilver.dump import wiki_namespaces
 from wikisilver.labels import LabelConfig
 from wikisilver.pipelines.evidence import GatherEvidence, ReadWikiEvidence
@@ -60,7 +61,7 @@ def build_pipeline(pipeline: beam.Pipeline, config: BuildConfig, staging: str, c
     """The build job; ``classes``: :func:`class_table` of ``config.ontology``, loaded by the caller."""
     ontology, table = classes
     progress = config.progress_interval
-    read = pipeline | "ReadPages" >> ReadPages(config.dumps, multistream_indexes(config), progress)
+    read = pipeline | "ReadPages" >> ReadPages(config.dumps, multistream_indexes(config), progress, config.max_pages)
     parsed = read.pages | "ExtractArticles" >> ExtractArticles(
         config.lang, config.max_page_chars, config.page_timeout, config.infobox_mappings, progress,
         namespaces=wiki_namespaces(config.dumps),
@@ -91,7 +92,7 @@ def finalize(staging: Path, out: Path, config: BuildConfig) -> dict:
         tsv, parquet = staging / "tsv" / f"{name}.tsv", staging / "parquet" / f"{name}.parquet"
         if not tsv.exists():
             write_part([], tsv, parquet)
-    stats = make_stats(read_counts(staging))
+    stats = make_stats(read_counts(staging), max_pages=config.max_pages)
     move_into_place(staging, out, OUTPUT_DIRS)
     write_json_atomic(out / "stats.json", stats)
     return stats
@@ -121,7 +122,9 @@ def run_build(config: BuildConfig) -> dict:
             config.progress_interval,
         )
         stats = finalize(staging, out, config)
-    write_json_atomic(out / "manifest.json", _manifest(config, classes[0], out, started))
+    manifest = _manifest(config, classes[0], out, started)
+    write_text_atomic(out / "README.md", dataset_card(manifest, stats))
+    write_json_atomic(out / "manifest.json", manifest)
     return stats
 
 

@@ -53,6 +53,7 @@ class BuildConfig:
     shards: int = 4
     redirect_hops: int = 3
     max_page_chars: int = 2_000_000
+    max_pages: int | None = None  # a trial run: stop reading after the first N pages of the dumps
     page_timeout: float = 20.0
     text_backend: str = "builtin"
     disabled_rules: tuple[str, ...] = ()
@@ -284,6 +285,8 @@ def check_inputs(config: BuildConfig) -> None:
         raise InputError(None, f"--types-lang {types_lang(config)} differs from --lang {config.lang}: "
                                "give --langlinks-sql to carry the types across languages")
     check_backend(config.text_backend)
+    if getattr(config, "max_pages", None) is not None and config.max_pages < 1:
+        raise InputError(None, "--max-pages must be at least 1")
 
 
 # The numeric options and their smallest allowed values (the timeouts must be above theirs).

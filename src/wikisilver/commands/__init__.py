@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "classes",
     "train",
     "evaluate",
+    "tag",
     "split",
     "gazetteers",
     "export",

@@ -76,6 +76,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     tuning.add_argument("--redirect-hops", type=int, help="redirect chain rounds to follow (default 3)")
     tuning.add_argument("--max-page-chars", type=int,
                         help="pages with more wikitext go to rejects (default 2,000,000)")
+    tuning.add_argument("--max-pages", type=int, metavar="N",
+                        help="a quick trial run: stop reading the dumps after their first N pages "
+                             "(stats.json and the summary say so)")
     tuning.add_argument("--page-timeout", type=float,
                         help="seconds of parsing per page before it goes to rejects (default 20)")
     tuning.add_argument("--text-backend",
@@ -122,6 +125,8 @@ def print_summary(out: str, stats: dict) -> None:
         ("entities by tag", json.dumps(stats["entities_by_tag"])),
         ("NE density", stats["ne_density"]),
     ]
+    if stats.get("max_pages"):
+        rows.insert(1, ("stopped early", f"after the first {stats['max_pages']:,} pages (--max-pages): a trial run"))
     width = max(len(name) for name, _ in rows)
     print(f"wikisilver build: corpus written to {out}")
     for name, value in rows:

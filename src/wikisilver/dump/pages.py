@@ -20,7 +20,7 @@ import html
 import os
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from wikisilver.dump.encoding import text_chunks
 from wikisilver.dump.siteinfo import PAGE_OPEN, SiteInfo, local_tag, parse_header
@@ -255,6 +255,18 @@ def _safe_header(source: str, head: bytes) -> SiteInfo:
         return parse_header(source, head)
     except DumpError:
         return SiteInfo()  # a broken header must not stop the pages; read_siteinfo reports it
+
+
+def first_pages(records: Iterable[Page | PageReject], max_pages: int) -> Iterator[Page | PageReject]:
+    """The records up to the ``max_pages``-th page read (a reject that names a page counts: it was
+    read), so that a trial run's counts still add up; stream errors before it pass too."""
+    read = 0
+    for record in records:
+        if read >= max_pages:
+            return
+        if isinstance(record, Page) or record.page_id is not None or record.title is not None:
+            read += 1
+        yield record
 
 
 def iter_pages(path: str) -> Iterator[Page | PageReject]:
