@@ -20,6 +20,7 @@ import logging
 import os
 import re
 import shutil
+import signal
 import threading
 import time
 import uuid
@@ -188,17 +189,23 @@ def run_pipeline(
     """Construct and run a pipeline; a failure becomes one line naming the cause.
 
     Runners wrap a worker's exception in their own (with its traceback as text); the message of the
-    innermost error is what the user needs, so that is what is raised.
+    innermost error is what the user needs, so that is what is raised. Ctrl-C raises
+    KeyboardInterrupt (:func:`interruptible`).
     """
     options = local_runner_without_downloads(options)
-    try:
-        with beam_errors_hidden():
-            _run(options, construct, progress_interval)
-    except WikisilverError:
-        raise
-    except Exception as error:  # noqa: BLE001 - every runner failure ends here, reported in one line
-        log.debug("pipeline failed", exc_info=True)
-        raise PipelineFailed(f"the pipeline failed: {_root_cause(error)}") from None
+    with interruptible() as interrupted:
+        try:
+            with beam_errors_hidden():
+                _run(options, construct, progress_interval)
+        except WikisilverError:
+            raise
+        except BaseException as error:  # noqa: BLE001 - every runner failure ends here, reported in one line
+            if interrupted.is_set():
+                raise KeyboardInterrupt from None
+            if not isinstance(error, Exception):
+                raise
+            log.debug("pipeline failed", exc_info=True)
+            raise PipelineFailed(f"the pipeline failed: {_root_cause(error)}") from None
 
 
 class _BeamErrors(logging.Filter):
@@ -245,6 +252,46 @@ def _run(options: PipelineOptions, construct: Callable[[beam.Pipeline], None], p
             follower.stop()
     if state is not None and state not in (PipelineState.DONE, PipelineState.UNKNOWN):
         raise PipelineFailed(f"the pipeline ended in state {state}")
+
+
+class _QuietOnceInterrupted(logging.Filter):
+    def __init__(self, interrupted: threading.Event) -> None:
+        super().__init__()
+        self.interrupted = interrupted
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (self.interrupted.is_set() and record.name.startswith("apache_beam"))
+
+
+@contextmanager
+def interruptible() -> Iterator[threading.Event]:
+    """Ctrl-C during a job stops it with a plain KeyboardInterrupt, set in the event it yields.
+
+    Beam catches the interrupt wherever it lands, logs it as an ERROR with that worker's traceback
+    and raises its own error instead; here Beam's lines are dropped once Ctrl-C was pressed, and the
+    caller sees KeyboardInterrupt (the CLI: one line, exit 130; the staging directory is removed
+    on the way out).
+    """
+    interrupted = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield interrupted
+        return
+
+    def on_sigint(signum, frame):
+        interrupted.set()
+        raise KeyboardInterrupt
+
+    quiet = _QuietOnceInterrupted(interrupted)
+    handlers = logging.getLogger().handlers
+    for handler in handlers:
+        handler.addFilter(quiet)
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield interrupted
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        for handler in handlers:
+            handler.removeFilter(quiet)
 
 
 def local_runner_without_downloads(options: PipelineOptions) -> PipelineOptions:
@@ -315,6 +362,7 @@ def comparable_config(config: BuildConfig, prints: Mapping[str, list[dict]]) -> 
         data.pop(volatile, None)
     for key, records in prints.items():
         data[key] = digests(records)
+    data["disabled_rules"] = sorted(data["disabled_rules"])  # a set: the order given does not matter
     data["out"] = os.path.abspath(config.out)
     return json.loads(json.dumps(data))
 

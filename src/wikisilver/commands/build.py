@@ -57,8 +57,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--multistream-index", action="append", metavar="FILE",
                         help="index of a multistream .bz2 dump (one per --dump, same order); found beside "
                              "the dump when named as Wikimedia names it; lets one file be read in parallel")
-    parser.add_argument("--lang", help="wiki language code (en, hu, …): selects mappings/<lang>/; "
-                                       "default: read from the dump's <siteinfo>")
+    parser.add_argument("--lang", help="Wikipedia language code (en, hu, …; mappings/wikipedias.txt): selects "
+                                       "mappings/<lang>/; default: read from the dump's <siteinfo>")
     parser.add_argument("--out", help="output directory (default: output/<lang>wiki/<dumpdate or latest>)")
     parser.add_argument("--demo", action="store_true",
                         help="build the corpus of the demo dump bundled with the package")
@@ -86,9 +86,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="seconds of parsing per page before it goes to rejects (default 20)")
     tuning.add_argument("--text-backend",
                         help="tokenizer/tagger backend: builtin, or spacy:<model> if spaCy is installed")
-    parser.epilog = ("Any other option is passed to Apache Beam unchanged, e.g. --runner DirectRunner "
-                     "--direct_running_mode multi_processing --direct_num_workers 2, or the Dataflow, "
-                     "Flink and Spark runner options.")
+    parser.epilog = ("Any option Apache Beam's PipelineOptions knows is passed to Beam unchanged, e.g. --runner "
+                     "DirectRunner --direct_running_mode multi_processing --direct_num_workers 2, or the "
+                     "Dataflow, Flink and Spark runner options; any other option fails.")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -101,10 +101,9 @@ def run(args: argparse.Namespace) -> int:
     config = resolve_build(job_options(args))
     try:
         stats = run_build(config)
-    except AlreadyBuilt as done:
+    except AlreadyBuilt:
         print(f"wikisilver build: {config.out} already holds the finished corpus of these inputs and options; "
               "nothing to do (pass --overwrite to rebuild)", file=sys.stderr)
-        print_summary(config.out, done.stats)
         return 0
     print_summary(config.out, stats)
     rejected, stream_errors = page_problems(stats)

@@ -298,6 +298,8 @@ def export_corpus(
         raise InputError(None, f"unknown tagset {tagset!r} (expected conll or dbpedia)")
     if fmt in ("jsonl", "spacy") and scheme != "iob2":
         raise InputError(None, f"--scheme applies to the CoNLL formats; {fmt} stores entity spans")
+    if Path(out).is_dir():
+        raise InputError(str(out), "is a directory: --out names the file to write")
     sentences = read_sentences(corpus, exclude_low_quality=exclude_low_quality)
     return ExportReport(Path(out), *write_sentences(out, fmt, sentences, scheme=scheme, tagset=tagset))
 
