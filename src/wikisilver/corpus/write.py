@@ -47,6 +47,14 @@ def tsv_comment(page_id: str | None, title: str | None, index: int | None, low_q
     return "# " + " ".join(fields).translate(_ESCAPES)
 
 
+def _cells(column: Sequence[str]) -> Sequence[str]:
+    """One column's cells as TSV cells: tabs and line breaks as spaces, an empty cell as "_"."""
+    joined = "".join(column)
+    if "\t" in joined or "\n" in joined or "\r" in joined or "" in column:
+        return tuple(cell.translate(_ESCAPES) or "_" for cell in column)
+    return column
+
+
 def tsv_block(
     comment: str, text: str | None, columns: Sequence[Sequence[str]],
     offsets: Sequence[tuple[int, int]] | None,
@@ -56,7 +64,7 @@ def tsv_block(
     lines = [comment]
     if text is not None:
         lines.append(TEXT_COMMENT + text.translate(_ESCAPES))
-    rows = zip(*(tuple(cell.translate(_ESCAPES) or "_" for cell in column) for column in columns))
+    rows = zip(*(_cells(column) for column in columns))
     if offsets:
         lines.extend("\t".join(cells) + f"\t{start}\t{end}" for cells, (start, end) in zip(rows, offsets))
     else:

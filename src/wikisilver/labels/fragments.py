@@ -56,7 +56,8 @@ def is_reference_entry(tokens: Sequence[str]) -> bool:
 
 def fragment_reason(tokens: Sequence[str]) -> str | None:
     """Why these tokens are not a sentence (``one_word``, ``html``, ``reference_entry``), or None."""
-    if sum(1 for t in tokens if _is_word(t)) < 2:
+    words = (t for t in tokens if _is_word(t))
+    if next(words, None) is None or next(words, None) is None:  # fewer than two words
         return "one_word"
     if "<" in tokens and is_html_leftover(tokens):
         return "html"

@@ -87,9 +87,10 @@ class Labeller:
         for index, (s_start, s_end) in enumerate(self.processor.split_sentences(text)):
             spans = self.processor.tokenize(text, s_start, s_end)
             # A dropped inline template or formula left a gap mark: not a token, but a flag.
-            kept_spans = [(s, e) for s, e in spans if GAP not in text[s:e]]
-            gaps = len(spans) - len(kept_spans)
-            spans = kept_spans
+            gaps = 0
+            if GAP in text[s_start:s_end]:
+                kept_spans = [(s, e) for s, e in spans if GAP not in text[s:e]]
+                gaps, spans = len(spans) - len(kept_spans), kept_spans
             if not spans:
                 continue
             counts["sentences_total"] += 1
