@@ -17,10 +17,13 @@ from wikisilver.entities.infobox import infobox_class, load_infobox_mappings
 from wikisilver.titles import normalize_title
 
 class _RoutePage(beam.DoFn):
-    """Split pages into articles, redirects, disambiguation pages and skipped namespaces."""
+    """Split pages into articles, redirects, disambiguation pages and skipped namespaces.
 
-    def __init__(self, lang: str) -> None:
-        self.lang = lang
+    The text checks run inside the page budget: a page over ``max_chars`` goes on unread (the
+    cleaning step rejects it), one whose checks outlast ``max_seconds`` is rejected here."""
+
+    def __init__(self, lang: str, max_chars: int, max_seconds: float | None) -> None:
+        self.lang, self.max_chars, self.max_seconds = lang, max_chars, max_seconds
 
     def process(self, page: Page) -> Iterator:
         title = normalize_title(page.title)
@@ -28,18 +31,21 @@ class _RoutePage(beam.DoFn):
             yield count("pages_skipped.namespace")
             return
         yield beam.pvalue.TaggedOutput("page_titles", (page.page_id, title))
-        target = page.redirect or wikitext.redirect_target(page.text, self.lang)
-        if target:
+        try:
+            kind, target = wikitext.page_kind(
+                page.text, self.lang, self.max_chars, self.max_seconds, redirect=page.redirect)
+        except wikitext.WikitextBudgetError as error:
+            yield from reject(_reject(page, error))
+            return
+        if kind == "redirect":
             yield count("pages_skipped.redirect")
             yield beam.pvalue.TaggedOutput("redirects", (title, normalize_title(target)))
-            yield beam.pvalue.TaggedOutput("flags", (title, PageFlags(title, is_redirect=True)))
-            return
-        if wikitext.is_disambiguation(page.text, self.lang):
+        elif kind == "disambiguation":
             yield count("pages_skipped.disambiguation")
-            yield beam.pvalue.TaggedOutput("flags", (title, PageFlags(title, is_disambiguation=True)))
-            return
-        yield beam.pvalue.TaggedOutput("flags", (title, PageFlags(title)))
-        yield page
+        yield beam.pvalue.TaggedOutput("flags", (title, PageFlags(
+            title, is_redirect=kind == "redirect", is_disambiguation=kind == "disambiguation")))
+        if kind == "article":
+            yield page
 
 
 class _CleanArticle(beam.DoFn):
@@ -126,9 +132,9 @@ class ExtractArticles(beam.PTransform):
         self.namespaces = dict(namespaces or {})
 
     def expand(self, pages) -> Extracted:
-        routed = pages | "Route" >> beam.ParDo(_RoutePage(self.lang)).with_outputs(
-            COUNTS, "redirects", "flags", "page_titles", main="articles"
-        )
+        routed = pages | "Route" >> beam.ParDo(
+            _RoutePage(self.lang, self.max_chars, self.max_seconds)
+        ).with_outputs(REJECTS, COUNTS, "redirects", "flags", "page_titles", main="articles")
         options = {"lang": self.lang, "namespaces": self.namespaces, "max_chars": self.max_chars,
                    "max_seconds": self.max_seconds}
         cleaned = routed.articles | "Clean" >> beam.ParDo(
@@ -139,5 +145,6 @@ class ExtractArticles(beam.PTransform):
         else:
             infobox = pages.pipeline | "NoInfobox" >> beam.Create([])
         counted = (routed[COUNTS], cleaned[COUNTS]) | "ExtractCounts" >> beam.Flatten()
+        rejects = (routed[REJECTS], cleaned[REJECTS]) | "ExtractRejects" >> beam.Flatten()
         return Extracted(cleaned.articles, routed.redirects, routed.flags, routed.page_titles,
-                         infobox, cleaned[REJECTS], counted)
+                         infobox, rejects, counted)

@@ -167,11 +167,14 @@ def demo_inputs() -> tuple[str, str]:
 
 
 def _existing_dumps(given: Mapping[str, Any], how: str) -> tuple[str, ...]:
+    from wikisilver.dump import check_dump
+
     dumps = given.get("dumps") or ()
     if not dumps:
         raise InputError(None, f"no dump given: pass {how}, or a --config file with dump = [...]")
     for path in dumps:
         check_file(path)
+        check_dump(path)
     return dumps
 
 

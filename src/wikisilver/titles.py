@@ -31,3 +31,19 @@ def title_from_uri(uri: str) -> str:
     """Title of a DBpedia resource URI (``http://dbpedia.org/resource/Foo_(bar)`` -> ``Foo (bar)``)."""
     local = DBPEDIA_RESOURCE.sub("", uri.strip("<>"))
     return normalize_title(unquote(local))
+
+
+def drop_parenthetical(title: str, inner_parens: bool = True) -> str:
+    """``title`` without a final parenthetical and the spaces around it ("Paris (Texas)" ->
+    "Paris"), as ``re.sub(r"\\s*\\([^)]*\\)\\s*$", "", title)`` gives it (``inner_parens=False``:
+    ``[^()]*``, no "(" inside), in one pass: the expression itself is quadratic on a title of
+    many "(" or spaces, which a page can write into a link."""
+    body = title.rstrip()
+    if not body.endswith(")"):
+        return title
+    close = len(body) - 1
+    after = body.rfind(")", 0, close) + 1  # the parenthetical opens after the one before it
+    opening = body.find("(", after, close) if inner_parens else body.rfind("(", after, close)
+    if opening < 0:
+        return title
+    return title[:len(title[:opening].rstrip())]

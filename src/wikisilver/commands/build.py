@@ -83,7 +83,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="a quick trial run: stop reading the dumps after their first N pages "
                              "(stats.json and the summary say so)")
     tuning.add_argument("--page-timeout", type=float,
-                        help="seconds of parsing per page before it goes to rejects (default 20)")
+                        help="seconds per page for its checks and for its parsing before it goes to rejects (default 20)")
     tuning.add_argument("--text-backend",
                         help="tokenizer/tagger backend: builtin, or spacy:<model> if spaCy is installed")
     parser.epilog = ("Any option Apache Beam's PipelineOptions knows is passed to Beam unchanged, e.g. --runner "

@@ -14,7 +14,7 @@ A dump is read in layers, one module each:
 """
 
 from wikisilver.dump.pages import first_pages, iter_pages, iter_pages_in_range
-from wikisilver.dump.siteinfo import SiteInfo, dump_language, read_siteinfo, wiki_date_from_name, wiki_namespaces
+from wikisilver.dump.siteinfo import SiteInfo, check_dump, dump_language, read_siteinfo, wiki_date_from_name, wiki_namespaces
 from wikisilver.dump.streams import read_multistream_index, stream_ranges
 
 __all__ = [
@@ -25,6 +25,7 @@ __all__ = [
     "iter_pages_in_range",
     "read_multistream_index",
     "read_siteinfo",
+    "check_dump",
     "stream_ranges",
     "wiki_date_from_name",
     "wiki_namespaces",

@@ -55,6 +55,9 @@ def _raw_identity(data: bytes) -> tuple[int | None, str | None]:
     )
 
 
+_INT64 = 1 << 63
+
+
 class _PageParser:
     """Page / PageReject from the bytes of one ``<page>…</page>``."""
 
@@ -84,9 +87,15 @@ class _PageParser:
         except (TypeError, ValueError):
             return PageReject(self.source, "xml_error", f"{self.source}: page without a numeric <id> ({raw_id!r})",
                               None, title, offset, _snippet(data))
+        if not -_INT64 <= page_id < _INT64:  # the corpus stores page ids as int64
+            return PageReject(self.source, "bad_page_id", f"{self.source}: page id {page_id} is out of range",
+                              None, title, offset, _snippet(data))
         if title is None:
             return PageReject(self.source, "xml_error", f"{self.source}: page {page_id} has no <title>",
                               page_id, None, offset, _snippet(data))
+        if not title.strip():
+            return PageReject(self.source, "empty_title", f"{self.source}: page {page_id} has an empty <title>",
+                              page_id, title, offset, _snippet(data))
         raw_ns = root.findtext("ns")
         try:
             ns = int(raw_ns) if raw_ns is not None else self.site.namespace_of(title)

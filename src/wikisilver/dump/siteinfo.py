@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from wikisilver.dump.encoding import text_chunks
 from wikisilver.dump.streams import Break
-from wikisilver.errors import DumpError
+from wikisilver.errors import DumpError, InputError
 
 PAGE_OPEN = b"<page>"
 # The header (<siteinfo>) is a few KB; read_siteinfo gives up looking after this much.
@@ -119,19 +119,46 @@ def parse_header(path: str, head: bytes) -> SiteInfo:
 def read_siteinfo(path: str) -> SiteInfo:
     """The ``<siteinfo>`` of a dump, reading only its head (a few KB of decompressed data)."""
     path = os.fspath(path)
+    head, _ = _head(path, stop_at_break=True)
+    cut = head.find(PAGE_OPEN)
+    return parse_header(path, head if cut < 0 else head[:cut])
+
+
+def check_dump(path: str) -> None:
+    """Raise InputError unless ``path`` decompresses to a MediaWiki XML export: its head holds
+    the ``<mediawiki`` root. Random bytes, a text file and a file that decompresses to nothing
+    are refused before any work. A dump whose first block is corrupt is let through: reading
+    it reports the corrupt stream (a reject) and reads on past it."""
+    path = os.fspath(path)
+    head, broken = _head(path, stop_at_break=False)
+    if broken and b"<mediawiki" not in head:
+        return
+    if not head.strip():
+        reason = "is empty" if os.path.getsize(path) == 0 else "decompresses to nothing"
+        raise InputError(path, f"not a MediaWiki dump: the file {reason}")
+    if b"<mediawiki" not in head:
+        raise InputError(path, "not a MediaWiki dump: no <mediawiki> root at the start of the XML")
+
+
+def _head(path: str, stop_at_break: bool) -> tuple[bytes, bool]:
+    """Decompressed UTF-8 bytes of the start of a dump, up to its first page or _HEAD_LIMIT, and
+    whether a corrupt block was met; ``stop_at_break``: DumpError there, else read on past it."""
     chunks, _ = text_chunks(path)
     head = b""
+    broken = False
     try:
         for item in chunks:
             if isinstance(item, Break):
-                raise DumpError(path, item.offset, None, item.detail.split(": ", 1)[1])
+                if stop_at_break:
+                    raise DumpError(path, item.offset, None, item.detail.split(": ", 1)[1])
+                broken = True
+                continue
             head += item
             if b"</siteinfo>" in head or PAGE_OPEN in head or len(head) > _HEAD_LIMIT:
                 break
     finally:
         chunks.close()
-    cut = head.find(PAGE_OPEN)
-    return parse_header(path, head if cut < 0 else head[:cut])
+    return head, broken
 
 
 def dump_language(site: SiteInfo) -> str | None:

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
-from wikisilver.labels.language import PARENTHETICAL, LanguagePack
+from wikisilver.labels.language import LanguagePack
 from wikisilver.labels.registry import Rule, Stage, rule
 from wikisilver.labels.state import Mention, Tag
 from wikisilver.records import Article, TargetInfo
 from wikisilver.resources import load_word_list
+from wikisilver.titles import drop_parenthetical
 from wikisilver.text.base import is_capitalized
 
 Tokenize = Callable[[str], tuple[str, ...]]
@@ -35,7 +36,7 @@ def alias_forms(info: TargetInfo) -> list[str]:
     """Names under which an entity may be mentioned again: its title, its aliases (redirects),
     the title without a disambiguator, and a place's name without its region."""
     forms = [info.title, *info.aliases]
-    bare = PARENTHETICAL.sub("", info.title)
+    bare = drop_parenthetical(info.title)
     if bare != info.title:
         forms.append(bare)
     if ", " in bare:  # "Paris, Texas" is mentioned as "Paris"
@@ -61,7 +62,7 @@ def alias_person_name_part(info: TargetInfo, anchor: Form, pack: LanguagePack, t
     subject claims them first: ``Lincoln`` in Abraham Lincoln is him, not a linked town."""
     if info.entity is None or pack.conll_of(info.entity) != "PER":
         return
-    parts = tokenize(PARENTHETICAL.sub("", info.title))
+    parts = tokenize(drop_parenthetical(info.title))
     names = [p for p in parts if p.isalpha() and is_capitalized(p) and p.lower() not in _NAME_PARTICLES]
     if len(names) >= 2:
         for name in (names[0], names[-1]):

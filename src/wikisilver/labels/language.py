@@ -6,7 +6,6 @@ a language without its own), plus the calendar words of ``mappings/calendar.toml
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -15,8 +14,6 @@ from wikisilver.labels.state import Tag
 from wikisilver.records import EntityType, TargetInfo
 from wikisilver.resources import has_mapping, load_toml
 
-# "Paris (Texas)" is mentioned as "Paris": a title's disambiguator is not part of the name.
-PARENTHETICAL = re.compile(r"\s*\([^)]*\)\s*$")
 
 
 @dataclass(frozen=True)

@@ -11,11 +11,12 @@ import functools
 import unicodedata
 
 from wikisilver.entities.calendar import is_calendar_title
-from wikisilver.labels.language import PARENTHETICAL, LanguagePack
+from wikisilver.labels.language import LanguagePack
 from wikisilver.labels.registry import Stage, rule
 from wikisilver.labels.state import LEAVE, O, UNK, UNKNOWN, Leave, SentenceState, Tag
 from wikisilver.records import Link, TargetInfo
 from wikisilver.resources import load_word_list
+from wikisilver.titles import drop_parenthetical
 
 
 def is_lowercase_anchor(anchor: str) -> bool:
@@ -145,7 +146,7 @@ def _is_derived(anchor: str, info: TargetInfo, pack: LanguagePack) -> bool:
     if len(words) != 1:
         return False
     word = words[0].lower()
-    names = [w.lower() for form in (info.title, *info.aliases) for w in PARENTHETICAL.sub("", form).split()]
+    names = [w.lower() for form in (info.title, *info.aliases) for w in drop_parenthetical(form).split()]
     if any(word in form.lower() for form in (info.title, *info.aliases)):
         return False
     endings = pack.inflection_suffixes + ("'s", "’s", "'")

@@ -15,9 +15,10 @@ import regex  # the third-party engine: \p{M} (combining marks), which ``re`` ca
 
 # Sentence end: terminal punctuation, optional closing quotes/brackets, then whitespace and the
 # first visible character of the next sentence (after optional opening quotes/brackets).
-_BOUNDARY = re.compile(r"([.!?…।॥։؟۔።፧]+)[\"'”’»)\]]*(?=\s+[\"'“„«‘(\[¿¡]*(\w))")
+# Possessive, and only from the start of a run of marks: linear on a line of thousands of dots.
+_BOUNDARY = re.compile(r"(?<![.!?…।॥։؟۔።፧])([.!?…।॥։؟۔።፧]++)[\"'”’»)\]]*+(?=\s++[\"'“„«‘(\[¿¡]*+(\w))")
 # Chinese and Japanese end sentences with full-width marks and no space after them.
-_CJK_BOUNDARY = re.compile(r"[。！？]+[」』）”’]*(?=[^\s。！？」』）”’])")
+_CJK_BOUNDARY = re.compile(r"(?<![。！？])[。！？]++[」』）”’]*+(?=[^\s。！？」』）”’])")
 # Han, kana and their compatibility forms: written without spaces between words. Without a word
 # segmenter (none ships offline), each character is a token, the usual unit of Chinese and
 # Japanese NER corpora; link anchors then always fall on token boundaries.

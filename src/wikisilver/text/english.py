@@ -57,10 +57,10 @@ def _token_pattern(always: Sequence[str], numeric: Sequence[str]) -> re.Pattern:
         # alternative would give this very token, so the result is the same, only sooner.
         r"\w+(?![\w.@'’‐:/+-]|,\d)"
         r"|(?:https?://|www\.)[^\s<>\"]*[^\s<>\".,;:!?)\]'}]"  # URL, minus trailing punctuation
-        r"|[\w.+-]+@\w[\w-]*(?:\.\w[\w-]*)+"  # e-mail address
+        r"|[\w.+-]{1,64}@\w[\w-]*(?:\.\w[\w-]*)+"  # e-mail address (local part bounded, as below: linear on "a.a.a…")
         rf"|(?<!\w)(?:{alternation(always)})"  # curated abbreviations keep their period
         rf"|(?<!\w)(?:{alternation(numeric)})(?=\s*\d)"  # "No. 5", "p. 12"
-        r"|(?<!\w)(?:[^\W\d_]\.){2,}(?!\w)"  # initialisms: U.S., e.g., D.C.
+        r"|(?<!\w)(?:[^\W\d_]\.){2,16}(?!\w)"  # initialisms: U.S., e.g., D.C. (bounded: each token would rescan a long run)
         r"|(?<!\w)[A-Z]\.(?=\s+[A-Z])"  # an initial before a name: "J. K. Rowling"
         r"|\d+(?:[.,:/]\d+)+"  # 1,000.5  12:30  1/2
         r"|\w+(?=n['’]t\b)"  # "do" of "don't"

@@ -55,7 +55,7 @@ def _token_pattern(abbreviations: frozenset[str]) -> re.Pattern:
     alternation = "|".join(re.escape(a) for a in sorted(abbreviations, key=len, reverse=True))
     return re.compile(
         r"(?:https?://|www\.)[^\s<>\"]*[^\s<>\".,;:!?)\]'}]"
-        r"|[\w.+-]+@\w[\w-]*(?:\.\w[\w-]*)+"
+        r"|[\w.+-]{1,64}@\w[\w-]*(?:\.\w[\w-]*)+"
         rf"|(?<!\w)(?:{alternation})(?!\w)"  # stb. pl. Kr. e.
         r"|(?<!\w)[IVXLCDM]+\.(?=\s+\S)"  # Roman ordinal: "XX. század", "II. Rákóczi"
         rf"|\d+(?:[.,]\d+)*\.(?=\s+[{_LOWER}\d(–-])"  # ordinal: "2012. március", "15. század"

@@ -13,13 +13,14 @@
 
 from wikisilver.wikitext.clean import CleanText, clean_wikitext
 from wikisilver.wikitext.markup import WikitextBudgetError
-from wikisilver.wikitext.page import is_disambiguation, redirect_target, template_key, template_names
+from wikisilver.wikitext.page import is_disambiguation, page_kind, redirect_target, template_key, template_names
 
 __all__ = [
     "CleanText",
     "WikitextBudgetError",
     "clean_wikitext",
     "is_disambiguation",
+    "page_kind",
     "redirect_target",
     "template_key",
     "template_names",

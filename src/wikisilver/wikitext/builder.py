@@ -23,7 +23,7 @@ from mwparserfromhell.nodes import (
     Wikilink,
 )
 
-from wikisilver.titles import normalize_title
+from wikisilver.titles import drop_parenthetical, normalize_title
 from wikisilver.wikitext.language import Language, name_key
 from wikisilver.wikitext.markup import DROPPED_TAGS
 from wikisilver.wikitext.plain_links import Piece, plain_link_pieces
@@ -31,7 +31,6 @@ from wikisilver.wikitext.plain_links import Piece, plain_link_pieces
 _LEFTOVER = re.compile(r"\[\[|\]\]|\{\{|\}\}|\{\||\|\}|\[(?=https?:|//)")
 _SPACE_RUN = re.compile(r"\s+")
 _URL = re.compile(r"(?:https?:|ftp:)?//\S+")
-_PIPE_TRICK = re.compile(r"\s*\([^()]*\)\s*$")
 # HTML tags whose content is not running text.
 _DROP_CONTENT_TAGS = frozenset(DROPPED_TAGS) | {"s", "del", "strike"}
 _BREAK_TAGS = frozenset({"br", "hr", "p", "li", "dd", "dt", "div", "tr", "blockquote"})
@@ -213,5 +212,5 @@ def _pipe_trick(title: str) -> str:
     _, has_prefix, rest = title.partition(":")
     if has_prefix:
         title = rest
-    title = _PIPE_TRICK.sub("", title)
+    title = drop_parenthetical(title, inner_parens=False)
     return title.split(",", 1)[0]

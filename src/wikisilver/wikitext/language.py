@@ -62,7 +62,7 @@ def _lang_data(lang: str, namespaces: tuple[tuple[int, str], ...] = ()) -> Langu
     other -= drop
     words = sorted({w for w in merged("redirect")}, key=len, reverse=True)
     redirect = re.compile(
-        r"\s*(?:" + "|".join(re.escape(w) for w in words) + r")\s*:?\s*\[\[([^\]\|\n]*)",
+        r"\s*+(?:" + "|".join(re.escape(w) for w in words) + r")\s*+:?\s*+\[\[([^\]\|\n]*+)",
         re.IGNORECASE,
     )
     trail_class = own.get("link_trail", default.get("link_trail", "a-z"))

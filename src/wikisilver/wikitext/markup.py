@@ -44,13 +44,35 @@ def _strip_comments(text: str) -> str:
 # Characters that would be markup if nowiki content reached the parser: turned into numeric
 # entities, which the parser hands back as plain characters.
 _NOWIKI_ESCAPE = {ord(c): f"&#{ord(c)};" for c in "&<>[]{}|'=*#:;~_-!"}
-_NOWIKI = re.compile(r"<nowiki\s*>(.*?)</nowiki\s*>|<nowiki\s*/>", re.IGNORECASE | re.DOTALL)
+_NOWIKI_OPEN = re.compile(r"<nowiki\s*+(/?)>", re.IGNORECASE)
+_NOWIKI_CLOSE = re.compile(r"</nowiki\s*+>", re.IGNORECASE)
 
 
 def _escape_nowiki(text: str) -> str:
+    """``<nowiki>…</nowiki>`` replaced by its content escaped, ``<nowiki/>`` removed; an opener
+    with no closer after it is left as it is (and the closer is never searched for again, so a
+    page of unclosed openers costs one pass)."""
     if "nowiki" not in text.lower():
         return text
-    return _NOWIKI.sub(lambda m: (m.group(1) or "").translate(_NOWIKI_ESCAPE), text)
+    out: list[str] = []
+    pos = 0
+    closed = True  # whether a closer may still follow
+    for match in _NOWIKI_OPEN.finditer(text):
+        if match.start() < pos:
+            continue
+        if match.group(1):
+            out.append(text[pos:match.start()])
+            pos = match.end()
+            continue
+        close = _NOWIKI_CLOSE.search(text, match.end()) if closed else None
+        if close is None:
+            closed = False
+            continue
+        out.append(text[pos:match.start()])
+        out.append(text[match.end():close.start()].translate(_NOWIKI_ESCAPE))
+        pos = close.end()
+    out.append(text[pos:])
+    return "".join(out)
 
 
 # Extension and HTML tags whose whole content is dropped.

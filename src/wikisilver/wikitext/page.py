@@ -6,12 +6,18 @@ from __future__ import annotations
 
 import html
 import re
+import time
 
 from wikisilver.titles import normalize_title
 from wikisilver.wikitext.language import language_data, name_key, template_namespaces
+from wikisilver.wikitext.markup import check_time
 
-# "{{" neither preceded nor followed by another "{" (three braces open a parameter).
-_TEMPLATE_NAME = re.compile(r"(?<!\{)\{\{(?!\{)\s*([^{}|\n<\[\]]*?)\s*(?=[|}\n<])")
+# How many matches a long pass handles between two looks at the page's deadline.
+_CHECK_EVERY = 1024
+
+# "{{" neither preceded nor followed by another "{" (three braces open a parameter). The name
+# (stripped by the caller) is matched possessively: no backtracking, so linear on any text.
+_TEMPLATE_NAME = re.compile(r"(?<!\{)\{\{(?!\{)(\s*+[^{}|\n<\[\]]*+)(?=[|}\n<])")
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 _MAGIC_WORD = re.compile(r"^[A-Z0-9_]+$")
 # The Template namespace in the languages with a table (lower case): "{{Sablon:X}}" is "{{X}}".
@@ -40,17 +46,21 @@ def template_key(name: str) -> str:
     return name[:1].upper() + name[1:]
 
 
-def template_names(wikitext: str) -> list[str]:
+def template_names(wikitext: str, deadline: float | None = None) -> list[str]:
     """Names of the templates a page uses, top-level and nested, in page order, each once.
 
     Parser functions (``{{#if:…}}``), magic words (``{{DEFAULTSORT:…}}``, ``{{PAGENAME}}``) and
-    template parameters (``{{{1}}}``) are not templates and are left out.
+    template parameters (``{{{1}}}``) are not templates and are left out. ``deadline`` (a
+    ``time.perf_counter()`` value): :class:`WikitextBudgetError` once it has passed.
     """
     if "<!--" in wikitext:
         wikitext = _COMMENT.sub("", wikitext)
+        check_time(deadline)
     seen: dict[str, None] = {}
-    for match in _TEMPLATE_NAME.finditer(wikitext):
-        raw = match.group(1)
+    for number, match in enumerate(_TEMPLATE_NAME.finditer(wikitext)):
+        if number % _CHECK_EVERY == 0:
+            check_time(deadline)
+        raw = match.group(1).strip()
         if not raw or raw.startswith("#"):
             continue
         head, colon, _ = raw.partition(":")
@@ -64,21 +74,52 @@ def template_names(wikitext: str) -> list[str]:
     return list(seen)
 
 
-_CATEGORY_LINK = re.compile(r"\[\[\s*([^\]\|:\n]+?)\s*:\s*([^\]\|\n]+?)\s*(?:\|[^\]]*)?\]\]")
+# [[Prefix:Name|sort key]], prefix and name stripped by the caller. Possessive, and no part runs
+# past the next "[[" (where the next link would start), so the scan is linear on any text.
+_CATEGORY_LINK = re.compile(
+    r"\[\[\s*+((?:[^\[\]\|:\n]|\[(?!\[))++)\s*+:\s*+((?:[^\[\]\|\n]|\[(?!\[))++)\s*+(?:\|(?:[^\[\]]|\[(?!\[))*+)?\]\]"
+)
 
 
-def is_disambiguation(wikitext: str, lang: str = "en") -> bool:
-    """Whether a page is a disambiguation page: its templates, categories or ``__DISAMBIG__``."""
+def is_disambiguation(wikitext: str, lang: str = "en", deadline: float | None = None) -> bool:
+    """Whether a page is a disambiguation page: its templates, categories or ``__DISAMBIG__``.
+
+    ``deadline``: as for :func:`template_names`, checked inside each pass over the page too."""
     if "__DISAMBIG__" in wikitext:
         return True
     data = language_data(lang)
-    for name in template_names(wikitext):
+    for name in template_names(wikitext, deadline):
         if name_key(name) in data.disambiguation_templates:
             return True
     if data.disambiguation_categories:
-        for match in _CATEGORY_LINK.finditer(wikitext):
+        for number, match in enumerate(_CATEGORY_LINK.finditer(wikitext)):
+            if number % _CHECK_EVERY == 0:
+                check_time(deadline)
             if name_key(match.group(1)) in data.drop_prefixes and (
                 name_key(match.group(2)) in data.disambiguation_categories
             ):
                 return True
     return False
+
+
+def page_kind(
+    wikitext: str, lang: str, max_chars: int, max_seconds: float | None, redirect: str | None = None,
+) -> tuple[str, str | None]:
+    """``("redirect", target)``, ``("disambiguation", None)`` or ``("article", None)``: step 2's
+    routing of a main-namespace page, inside the page budget.
+
+    ``redirect`` is the dump's own ``<redirect title=…>``. A page longer than ``max_chars`` is
+    not read (an article, which the cleaner then rejects as over budget); the checks of the
+    text raise :class:`WikitextBudgetError` once ``max_seconds`` have passed.
+    """
+    if redirect:
+        return "redirect", redirect
+    if len(wikitext) > max_chars:
+        return "article", None
+    deadline = time.perf_counter() + max_seconds if max_seconds is not None else None
+    target = redirect_target(wikitext, lang)
+    if target:
+        return "redirect", target
+    if is_disambiguation(wikitext, lang, deadline):
+        return "disambiguation", None
+    return "article", None

@@ -1,0 +1,160 @@
+"""Hostile input never stalls, crashes or lies (issue 21): pathological wikitext, non-dumps,
+pages the writers cannot hold, corrupt streams. Each input is generated here, small."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from build_support import check_accounting, read_rejects, read_stats
+from wikisilver.config import demo_inputs
+from wikisilver.text import get_processor
+from wikisilver.wikitext import is_disambiguation, redirect_target, template_names
+from wikisilver.wikitext.markup import prepass
+
+DEMO_DUMP, DEMO_TYPES = demo_inputs()
+PROSE = "Ada Lovelace was an English mathematician who worked with Charles Babbage in London."
+
+
+def write_dump(path: Path, pages: list[tuple[int, str, str]]) -> Path:
+    """A MediaWiki export of ``(page id, title, wikitext)`` pages."""
+    body = "".join(
+        f"<page><title>{escape(title)}</title><ns>0</ns><id>{page_id}</id><revision><id>{page_id}</id>"
+        f"<text xml:space=\"preserve\">{escape(text)}</text></revision></page>\n"
+        for page_id, title, text in pages
+    )
+    path.write_text(
+        '<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/" xml:lang="en">\n'
+        "<siteinfo><sitename>Wikipedia</sitename><dbname>enwiki</dbname></siteinfo>\n"
+        f"{body}</mediawiki>\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+def build(*args: str, timeout: float = 180) -> subprocess.CompletedProcess:
+    """``wikisilver build`` in a subprocess (a hang fails the test by the timeout)."""
+    return subprocess.run([sys.executable, "-m", "wikisilver.cli", "build", *args],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+# -- 1. pathological wikitext -----------------------------------------------------------------
+
+# Runs of what the page-level expressions match on; a few openers that start a partial match.
+UNITS = ["[", "]", "[[", "]]", "{", "}", "{{", "}}", " ", ":", "|", ".", "\n", "(", "a", "A", "[[a",
+         "{{ ", "#REDIRECT", "<nowiki>", "__", "'", "-", "@", "a."]
+_EN, _HU = get_processor("en"), get_processor("hu")
+
+
+def _text_layer(text: str) -> None:
+    for processor in (_EN, _HU):
+        processor.split_sentences(text)
+        processor.tokenize(text)
+
+
+STEPS = {
+    "redirect_target": lambda text: redirect_target(text),
+    "template_names": template_names,
+    "is_disambiguation": is_disambiguation,
+    "prepass": lambda text: prepass(text, None),
+    "sentences and tokens": _text_layer,
+}
+
+
+def _best_time(step, text: str) -> float:
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        try:
+            step(text)
+        except Exception:  # over-budget errors are answers too; only the time is measured here
+            pass
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.sampled_from(UNITS), min_size=1, max_size=4))
+def test_every_expression_that_sees_page_text_is_linear(units):
+    """n and 8n characters of a repeated adversarial unit: 8n may cost a generous 24x, not the
+    64x of a quadratic expression (or the 512x of the cubic ones this replaced)."""
+    unit = "".join(units)
+    n = 2000
+    short = (unit * (n // len(unit) + 1))[:n]
+    long = (unit * (8 * n // len(unit) + 1))[: 8 * n]
+    for name, step in STEPS.items():
+        for _ in range(2):  # a second measurement before failing: a busy machine stalls at random
+            t_short, t_long = _best_time(step, short), _best_time(step, long)
+            if t_long <= 24 * t_short + 0.05:
+                break
+        else:
+            raise AssertionError(f"{name} on {unit!r}: {t_short:.4f}s for {n}, {t_long:.4f}s for {8 * n} characters")
+
+
+def test_slow_page_is_rejected_within_the_page_timeout(tmp_path):
+    """A page whose every paragraph makes the parser backtrack: rejected over_budget after
+    --page-timeout, the run goes on; the page alone would take tens of seconds. Beside it, a
+    page that kept the disambiguation check busy for minutes (a cubic expression) is read at once."""
+    slow = "<b> x " * 60_000
+    cubic = "[[a" + " " * 3000 + ":b" + " " * 3000
+    dump = write_dump(tmp_path / "slow.xml", [(1, "Slow", slow), (2, "Ada Lovelace", PROSE), (3, "Spaces", cubic)])
+    out = tmp_path / "out"
+    started = time.monotonic()
+    result = build("--dump", str(dump), "--lang", "en", "--types", DEMO_TYPES, "--page-timeout", "5",
+                   "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    stats = read_stats(out)
+    check_accounting(stats)
+    assert stats["pages_read"] == 3 and stats["pages_rejected"] == {"over_budget": 1}
+    assert [r["title"] for r in read_rejects(out)] == ["Slow"]
+    print(f"build with a slow page and --page-timeout 5: {time.monotonic() - started:.1f}s")
+
+
+# -- 3. non-dumps -----------------------------------------------------------------------------
+
+
+def test_non_dumps_are_one_line_errors_before_any_work(tmp_path):
+    """Random bytes named .xml.bz2, a text file, a 0-byte file and a bz2 of nothing: exit 2 and
+    one line naming the file, with --strict too; no output directory is made."""
+    import bz2
+    import random
+
+    inputs = {
+        "random-pages-articles.xml.bz2": random.Random(21).randbytes(4096),
+        "notes.txt": b"Shopping list: bread, milk.\nNot a dump at all.\n" * 20,
+        "empty-pages-articles.xml": b"",
+        "nothing-pages-articles.xml.bz2": bz2.compress(b""),
+    }
+    for name, data in inputs.items():
+        path = tmp_path / name
+        path.write_bytes(data)
+        for extra in ((), ("--strict",)):
+            out = tmp_path / f"out-{name}"
+            result = build("--dump", str(path), "--lang", "en", "--types", DEMO_TYPES, "--out", str(out),
+                           *extra, timeout=120)
+            # (Beam may log an INFO line of its own on import; ours is the last and only other one)
+            lines = [line for line in result.stderr.strip().splitlines() if " INFO apache_beam" not in line]
+            assert result.returncode == 2, (name, result.stderr)
+            assert len(lines) == 1 and str(path) in lines[0] and "not a MediaWiki dump" in lines[0], lines
+            assert not out.exists()
+
+
+# -- 2 and 10. pages the corpus cannot hold ----------------------------------------------------
+
+
+def test_page_id_over_int64_and_empty_title_are_rejects_and_the_run_goes_on(tmp_path):
+    dump = write_dump(tmp_path / "odd.xml", [(2**63, "Huge id", PROSE), (5, " ", PROSE), (7, "Ada Lovelace", PROSE)])
+    out = tmp_path / "out"
+    result = build("--dump", str(dump), "--lang", "en", "--types", DEMO_TYPES, "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    stats = read_stats(out)
+    check_accounting(stats)
+    assert stats["pages_rejected"] == {"bad_page_id": 1, "empty_title": 1} and stats["pages_used"] == 1
+    assert (out / "manifest.json").exists()
+    assert {r["reason"]: r["title"] for r in read_rejects(out)} == {"bad_page_id": "Huge id", "empty_title": " "}
