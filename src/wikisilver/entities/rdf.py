@@ -4,8 +4,6 @@
   :func:`iter_instance_types`. Tens of millions of lines, so no rdflib: a one-regex fast path for
   the N-Triples layout DBpedia ships, and a small line tokenizer for Turtle (``@prefix``/``PREFIX``
   declarations, prefixed names, ``a``, and ``;``/``,`` continuations across lines).
-* DBpedia ``owl:sameAs`` links to other-language chapters: :func:`iter_same_as` (aliases and
-  cross-language typing).
 
 The Turtle terms (:data:`TURTLE_TERM`, :class:`TurtleState`) also serve the infobox mappings
 (:mod:`wikisilver.entities.infobox`). Malformed input is skipped and counted in
@@ -29,7 +27,6 @@ log = logging.getLogger(__name__)
 
 DBO = "http://dbpedia.org/ontology/"
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
-OWL_SAME_AS = "http://www.w3.org/2002/07/owl#sameAs"
 MAX_WARNINGS = 20
 
 # Resource IRIs of the DBpedia chapters: dbpedia.org is English, xx.dbpedia.org is language xx.
@@ -302,26 +299,3 @@ def iter_instance_types(path: str, stats: TripleReadStats | None = None) -> Iter
             continue
         stats.kept += 1
         yield resource[1], cls
-
-
-def iter_same_as(path: str, stats: TripleReadStats | None = None) -> Iterator[tuple[str, str, str]]:
-    """(title, other language, other title) of ``owl:sameAs`` links between DBpedia chapters.
-
-    Only links from a DBpedia resource to a resource of *another* language chapter are kept
-    (Wikidata, Freebase, YAGO and same-language links are skipped and counted as other objects).
-    """
-    stats = stats if stats is not None else TripleReadStats()
-    for subject, predicate, obj in iter_triples(path, stats):
-        if predicate != OWL_SAME_AS:
-            stats.other_predicates += 1
-            continue
-        source = resource_title(subject)
-        if source is None:
-            stats.other_subjects += 1
-            continue
-        target = resource_title(obj)
-        if target is None or target[0] == source[0]:
-            stats.other_objects += 1
-            continue
-        stats.kept += 1
-        yield source[1], target[0], target[1]
