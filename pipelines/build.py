@@ -12,8 +12,8 @@ The job reads like the method::
     labelled | WriteCorpus()                                    # step 5
 
 Outputs are written to a staging directory inside ``--out`` and moved into place when the
-pipeline has finished; ``stats.json`` and then ``manifest.json`` are written last, so a run
-killed half-way never leaves a corpus that looks complete.
+pipeline has finished; ``stats.json``, the dataset card ``README.md`` and then ``manifest.json``
+are written last, so a run killed half-way never leaves a corpus that looks complete.
 """
 
 from __future__ import annotations
@@ -27,9 +27,11 @@ from apache_beam.options.pipeline_options import PipelineOptions
 
 from wikisilver import __version__
 from wikisilver.config import BuildConfig, multistream_indexes
-from wikisilver.corpus.write import write_json_atomic
+from wikisilver.corpus.card import dataset_card
+from wikisilver.corpus.write import write_json_atomic, write_text_atomic
 from wikisilver.dump import wiki_namespaces
 from wikisilver.labels import LabelConfig
+from wikisilver.lock import output_lock
 from wikisilver.pipelines.evidence import GatherEvidence, ReadWikiEvidence
 from wikisilver.pipelines.extract import ExtractArticles
 from wikisilver.pipelines.label import LabelSentences
@@ -42,9 +44,11 @@ from wikisilver.pipelines.runner import (
     config_record,
     dump_record,
     finished_same_build,
+    input_fingerprints,
     input_record,
     move_into_place,
     prepare_output,
+    recorded_fingerprints,
     run_pipeline,
     staged,
 )
@@ -60,7 +64,7 @@ def build_pipeline(pipeline: beam.Pipeline, config: BuildConfig, staging: str, c
     """The build job; ``classes``: :func:`class_table` of ``config.ontology``, loaded by the caller."""
     ontology, table = classes
     progress = config.progress_interval
-    read = pipeline | "ReadPages" >> ReadPages(config.dumps, multistream_indexes(config), progress)
+    read = pipeline | "ReadPages" >> ReadPages(config.dumps, multistream_indexes(config), progress, config.max_pages)
     parsed = read.pages | "ExtractArticles" >> ExtractArticles(
         config.lang, config.max_page_chars, config.page_timeout, config.infobox_mappings, progress,
         namespaces=wiki_namespaces(config.dumps),
@@ -91,7 +95,7 @@ def finalize(staging: Path, out: Path, config: BuildConfig) -> dict:
         tsv, parquet = staging / "tsv" / f"{name}.tsv", staging / "parquet" / f"{name}.parquet"
         if not tsv.exists():
             write_part([], tsv, parquet)
-    stats = make_stats(read_counts(staging))
+    stats = make_stats(read_counts(staging), max_pages=config.max_pages)
     move_into_place(staging, out, OUTPUT_DIRS)
     write_json_atomic(out / "stats.json", stats)
     return stats
@@ -105,41 +109,52 @@ def run_build(config: BuildConfig) -> dict:
     without ``--overwrite``.
     """
     out = Path(config.out).resolve()
-    if not config.overwrite:
-        previous = finished_same_build(out, config)
-        if previous is not None:
-            raise AlreadyBuilt(previous)
     # Loaded before the output is touched (a bad ontology file fails here), and once: the job
     # gets it, and the manifest reuses the file's hash.
     classes = class_table(config.ontology)
-    prepare_output(out, config.overwrite)
-    started = dt.datetime.now(dt.timezone.utc)
-    with staged(out, OUTPUT_DIRS) as staging:
-        run_pipeline(
-            PipelineOptions(list(config.beam_args)),
-            lambda pipeline: build_pipeline(pipeline, config, str(staging), classes),
-            config.progress_interval,
-        )
-        stats = finalize(staging, out, config)
-    write_json_atomic(out / "manifest.json", _manifest(config, classes[0], out, started))
+    with output_lock(out):
+        # The inputs by content, before the run: what the corpus is built from.
+        prints = input_fingerprints(config, recorded_fingerprints(out))
+        previous, changed = finished_same_build(out, config, prints)
+        if previous is not None and not config.overwrite:
+            raise AlreadyBuilt(previous)
+        prepare_output(out, config.overwrite, changed)
+        started = dt.datetime.now(dt.timezone.utc)
+        with staged(out, OUTPUT_DIRS) as staging:
+            run_pipeline(
+                PipelineOptions(list(config.beam_args)),
+                lambda pipeline: build_pipeline(pipeline, config, str(staging), classes),
+                config.progress_interval,
+            )
+            stats = finalize(staging, out, config)
+        manifest = _manifest(config, classes[0], out, started, prints)
+        write_text_atomic(out / "README.md", dataset_card(manifest, stats))
+        write_json_atomic(out / "manifest.json", manifest)
     return stats
 
 
-def _manifest(config: BuildConfig, ontology, out: Path, started: dt.datetime) -> dict:
-    """manifest.json: the inputs with their checksums, the config, the outputs, when."""
+def _manifest(config: BuildConfig, ontology, out: Path, started: dt.datetime, prints: dict) -> dict:
+    """manifest.json: the inputs with their checksums and fingerprints, the config, the outputs, when."""
+    sha256 = {r["path"]: r["digest"][7:] for records in prints.values() for r in records
+              if r["digest"].startswith("sha256:")}
+
+    def record(path: str) -> dict:
+        return input_record(path, sha256.get(os.path.abspath(path), ""))
+
     return {
         "tool": "wikisilver",
         "version": __version__,
         "language": config.lang,
         "dumps": [dump_record(p) for p in config.dumps],
         "inputs": {
-            "types": [input_record(p) for p in config.types],
-            "entities": [input_record(p) for p in config.entities],
+            "types": [record(p) for p in config.types],
+            "entities": [record(p) for p in config.entities],
             "ontology": input_record(config.ontology, ontology.sha256) if config.ontology else None,
             "infobox_mappings": os.path.abspath(config.infobox_mappings) if config.infobox_mappings else None,
         },
         "config": config_record(config),
-        "comparable": comparable_config(config),
+        "comparable": comparable_config(config, prints),
+        "fingerprints": prints,
         "outputs": {
             "tsv": sorted(p.name for p in (out / "tsv").iterdir()),
             "parquet": sorted(p.name for p in (out / "parquet").iterdir()),

@@ -28,6 +28,7 @@ from wikisilver.pipelines.runner import (
     run_pipeline,
     staged,
 )
+from wikisilver.lock import output_lock
 from wikisilver.pipelines.stats import WriteCounts, read_counts
 from wikisilver.pipelines.typing import TypeEveryTitle
 
@@ -50,7 +51,13 @@ class _WriteEntityPart(beam.DoFn):
 def run_entities(config: EntitiesConfig) -> dict:
     """Run the typing stage over the dump(s) and entity sources; returns counts by source and tag."""
     out = Path(config.out).resolve()
-    ontology, table = class_table(config.ontology)
+    classes = class_table(config.ontology)  # before the output is touched: a bad ontology fails here
+    with output_lock(out):
+        return _run_entities(config, out, classes)
+
+
+def _run_entities(config: EntitiesConfig, out: Path, classes) -> dict:
+    ontology, table = classes
     prepare_output(out, config.overwrite)
     shards, suffix = config.shards, f".{config.table_format}"
     with staged(out, ("entities",)) as staging:

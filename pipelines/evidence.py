@@ -45,9 +45,9 @@ class Evidence(NamedTuple):
     flags: PCollection  # PageFlags
     aliases: PCollection  # alias titles: redirects, other-language titles, entity-table aliases
     entities: PCollection  # EntityType rows of --entities tables
-    types: PCollection  # DBpedia classes of --types (in the dump's language)
+    types: PCollection  # (DBpedia class, index of the --types file) of --types (in the dump's language)
     sparql: PCollection  # DBpedia classes from the SPARQL endpoint
-    langlinks: PCollection  # DBpedia classes of the title's equivalent in --types-lang
+    langlinks: PCollection  # (class, file index) of the title's equivalent in --types-lang
     infobox: PCollection  # DBpedia class of the first mapped infobox
 
 
@@ -189,8 +189,13 @@ class TitleFilterFn(beam.CombineFn):
         return bloom.bits, bloom.hashes, bytes(bloom.array)
 
 
-def _read_types(path: str, title_filter: tuple[int, int, bytes] | None = None) -> Iterator[tuple[str, str]]:
-    """(title, class) of a types file; with a filter, only the titles that may be requested."""
+def _read_types(
+    file: tuple[int, str], title_filter: tuple[int, int, bytes] | None = None
+) -> Iterator[tuple[str, tuple[str, int]]]:
+    """(title, (class, file index)) of the types file ``(index, path)``: each file votes on a
+    title's type on its own (``wikisilver.entities.typing``); with a filter, only the titles
+    that may be requested."""
+    origin, path = file
     bloom = BloomFilter(*title_filter) if title_filter is not None else None
     read = dropped = 0
     last_title, wanted = None, True  # a title's classes come on consecutive lines: test it once
@@ -203,7 +208,7 @@ def _read_types(path: str, title_filter: tuple[int, int, bytes] | None = None) -
                 if not wanted:
                     dropped += 1
                     continue
-            yield title, cls
+            yield title, (cls, origin)
     finally:  # counted once per file, not per line (a Beam counter update is not free)
         counter("type_triples_read").inc(read)
         counter("type_triples_unrequested").inc(dropped)
@@ -217,7 +222,7 @@ def _read_entity_table(path: str) -> Iterator:
             yield beam.pvalue.TaggedOutput("aliases", (row.title, alias))
 
 
-def _carried_classes(element) -> Iterator[tuple[str, str]]:
+def _carried_classes(element) -> Iterator[tuple[str, tuple[str, int]]]:
     """Cross-language typing: a page takes the classes of its equivalent in the types' language."""
     _other_title, groups = element
     classes = sorted(set(groups["types"]))
@@ -329,7 +334,7 @@ class GatherEvidence(beam.PTransform):
     def _types(self, pipeline, wiki: WikiEvidence) -> PCollection:
         files = (
             pipeline
-            | "TypesFiles" >> beam.Create(self.types_files)
+            | "TypesFiles" >> beam.Create(list(enumerate(self.types_files)))
             | "SpreadTypesFiles" >> beam.Reshuffle()  # several files are read by several workers
         )
         wanted = self._wanted_titles(wiki)

@@ -25,12 +25,12 @@ def read_reject_counts(reject: PageReject) -> dict[str, int]:
     page = 1 if reject.page_id is not None or reject.title is not None else 0
     return {"pages_read": page, f"pages_rejected.{reject.reason}": page, f"stream_errors.{reject.reason}": 1}
 
+
 class _ReadDumpPart(beam.DoFn):
     """Pages of one byte range of one dump file; unreadable pieces go to the rejects output."""
 
     def __init__(self, progress_interval: float = 30.0) -> None:
         self.progress_interval = progress_interval
-        self.progress = None
 
     def setup(self) -> None:
         self.progress = Progress("read", "pages", self.progress_interval)
@@ -41,6 +41,9 @@ class _ReadDumpPart(beam.DoFn):
             records = dumplib.iter_pages(path)
         else:
             records = dumplib.iter_pages_in_range(path, start, end)
+        yield from self.process_records(records)
+
+    def process_records(self, records: Iterable) -> Iterator:
         for record in records:
             if isinstance(record, PageReject):
                 yield counts(read_reject_counts(record))
@@ -51,18 +54,42 @@ class _ReadDumpPart(beam.DoFn):
                 yield record
 
 
+class _ReadFirstPages(_ReadDumpPart):
+    """The first ``max_pages`` pages of the dumps, in order, in one worker (a trial run)."""
+
+    def __init__(self, max_pages: int, progress_interval: float = 30.0) -> None:
+        super().__init__(progress_interval)
+        self.max_pages = max_pages
+
+    def process(self, dumps: tuple[str, ...]) -> Iterator:
+        records = (record for path in dumps for record in dumplib.iter_pages(path))
+        yield from super().process_records(dumplib.first_pages(records, self.max_pages))
+
+
 class ReadPages(beam.PTransform):
-    """Dump files -> pages, parallel over files (and over multistream ranges), then reshuffled."""
+    """Dump files -> pages, parallel over files (and over multistream ranges), then reshuffled;
+    with ``max_pages``, only the first pages of the dumps, read in order."""
 
     def __init__(
-        self, dumps: Iterable[str], index_files: Mapping[str, str] | None = None, progress_interval: float = 30.0
+        self, dumps: Iterable[str], index_files: Mapping[str, str] | None = None, progress_interval: float = 30.0,
+        max_pages: int | None = None,
     ) -> None:
         super().__init__()
         self.dumps = sorted(dumps)
         self.index_files = dict(index_files or {})
         self.progress_interval = progress_interval
+        self.max_pages = max_pages
 
     def expand(self, pbegin) -> ReadResult:
+        if self.max_pages is not None:
+            result = (
+                pbegin
+                | "Dumps" >> beam.Create([tuple(self.dumps)])
+                | "ReadFirstPages" >> beam.ParDo(_ReadFirstPages(self.max_pages, self.progress_interval)).with_outputs(
+                    REJECTS, COUNTS, main="pages"
+                )
+            )
+            return ReadResult(result.pages | "SpreadPages" >> beam.Reshuffle(), result[REJECTS], result[COUNTS])
         parts = []
         for path in self.dumps:
             for start, end in dumplib.stream_ranges(path, self.index_files.get(path)):

@@ -7,10 +7,9 @@ from dataclasses import dataclass
 
 import apache_beam as beam
 
-from wikisilver.records import Article, TargetInfo, compact_pickle
+from wikisilver.records import Article, TargetInfo
 
 
-@compact_pickle
 @dataclass(frozen=True)
 class ArticleTarget:
     """What one article is sent about one title it asked for: a link target, or its own title."""

@@ -18,7 +18,9 @@ import hashlib
 import json
 import logging
 import os
+import re
 import shutil
+import signal
 import threading
 import time
 import uuid
@@ -33,6 +35,7 @@ from apache_beam.options.pipeline_options import PipelineOptions
 from wikisilver import dump as dumplib
 from wikisilver.config import BuildConfig
 from wikisilver.errors import InputError, WikisilverError
+from wikisilver.fingerprint import digests, fingerprints
 from wikisilver.pipelines.common import NAMESPACE
 
 log = logging.getLogger(__name__)
@@ -40,17 +43,19 @@ log = logging.getLogger(__name__)
 STAGING_PREFIX = ".staging-"
 
 
-def prepare_output(out: Path, overwrite: bool) -> None:
+def prepare_output(out: Path, overwrite: bool, changed: Iterable[str] = ()) -> None:
     """Make ``out`` ready for a run: refuse to overwrite a finished output unless told to, make sure
     the directory is writable, and clear what an earlier run left there.
 
     With ``overwrite`` the old output stops looking finished at once (its manifest goes first);
-    staging directories left by a killed run are removed (one run per output directory at a time
-    is the contract).
+    staging directories left by a killed run are removed (the caller holds the output's lock,
+    :func:`wikisilver.lock.output_lock`, so none of them is a live run's). ``changed``: what differs
+    from the finished corpus's inputs and options, named in the refusal.
     """
     manifest = out / "manifest.json"
     if manifest.exists() and not overwrite:
-        raise InputError(str(out), "holds a finished corpus of other inputs or options (manifest.json); "
+        what = f" (changed: {', '.join(changed)})" if changed else ""
+        raise InputError(str(out), f"holds a finished corpus of other inputs or options{what}; "
                                    "pass --overwrite to replace it")
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -184,33 +189,109 @@ def run_pipeline(
     """Construct and run a pipeline; a failure becomes one line naming the cause.
 
     Runners wrap a worker's exception in their own (with its traceback as text); the message of the
-    innermost error is what the user needs, so that is what is raised.
+    innermost error is what the user needs, so that is what is raised. Ctrl-C raises
+    KeyboardInterrupt (:func:`interruptible`).
     """
+    options = local_runner_without_downloads(options)
+    with interruptible() as interrupted:
+        try:
+            with beam_errors_hidden():
+                _run(options, construct, progress_interval)
+        except WikisilverError:
+            raise
+        except BaseException as error:  # noqa: BLE001 - every runner failure ends here, reported in one line
+            if interrupted.is_set():
+                raise KeyboardInterrupt from None
+            if not isinstance(error, Exception):
+                raise
+            log.debug("pipeline failed", exc_info=True)
+            raise PipelineFailed(f"the pipeline failed: {_root_cause(error)}") from None
+
+
+class _BeamErrors(logging.Filter):
+    """Beam logs a failing step as an ERROR with the worker's traceback before it raises; the
+    failure is reported once, as one line, so those records are dropped unless -v asked for them."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.name.startswith("apache_beam") and record.levelno >= logging.ERROR)
+
+
+@contextmanager
+def beam_errors_hidden() -> Iterator[None]:
+    """While a job runs: Beam's ERROR records (a step's traceback) hidden, unless debug logging is on."""
+    if logging.getLogger().isEnabledFor(logging.DEBUG):
+        yield
+        return
+    hidden = _BeamErrors()
+    handlers = list(logging.getLogger().handlers)
+    for handler in handlers:
+        handler.addFilter(hidden)
+    try:
+        yield
+    finally:
+        for handler in handlers:
+            handler.removeFilter(hidden)
+
+
+def _run(options: PipelineOptions, construct: Callable[[beam.Pipeline], None], progress_interval: float) -> None:
     from apache_beam.runners.runner import PipelineState
 
-    options = local_runner_without_downloads(options)
+    pipeline = beam.Pipeline(options=options)
+    construct(pipeline)
+    result = pipeline.run()  # the local runner returns finished; a remote one, running
+    follower = None
+    # (not is_terminal(): Beam's job service reports a job STOPPED before it starts it)
+    finished = (PipelineState.DONE, PipelineState.FAILED, PipelineState.CANCELLED, PipelineState.DRAINED)
+    if progress_interval > 0 and result.state not in finished:
+        follower = JobFollower(result, progress_interval)
+        follower.start()
     try:
-        pipeline = beam.Pipeline(options=options)
-        construct(pipeline)
-        result = pipeline.run()  # the local runner returns finished; a remote one, running
-        follower = None
-        # (not is_terminal(): Beam's job service reports a job STOPPED before it starts it)
-        finished = (PipelineState.DONE, PipelineState.FAILED, PipelineState.CANCELLED, PipelineState.DRAINED)
-        if progress_interval > 0 and result.state not in finished:
-            follower = JobFollower(result, progress_interval)
-            follower.start()
-        try:
-            state = result.wait_until_finish()
-        finally:
-            if follower is not None:
-                follower.stop()
-        if state is not None and state not in (PipelineState.DONE, PipelineState.UNKNOWN):
-            raise PipelineFailed(f"the pipeline ended in state {state}")
-    except WikisilverError:
-        raise
-    except Exception as error:  # noqa: BLE001 - every runner failure ends here, reported in one line
-        log.debug("pipeline failed", exc_info=True)
-        raise PipelineFailed(f"the pipeline failed: {_root_cause(error)}") from None
+        state = result.wait_until_finish()
+    finally:
+        if follower is not None:
+            follower.stop()
+    if state is not None and state not in (PipelineState.DONE, PipelineState.UNKNOWN):
+        raise PipelineFailed(f"the pipeline ended in state {state}")
+
+
+class _QuietOnceInterrupted(logging.Filter):
+    def __init__(self, interrupted: threading.Event) -> None:
+        super().__init__()
+        self.interrupted = interrupted
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (self.interrupted.is_set() and record.name.startswith("apache_beam"))
+
+
+@contextmanager
+def interruptible() -> Iterator[threading.Event]:
+    """Ctrl-C during a job stops it with a plain KeyboardInterrupt, set in the event it yields.
+
+    Beam catches the interrupt wherever it lands, logs it as an ERROR with that worker's traceback
+    and raises its own error instead; here Beam's lines are dropped once Ctrl-C was pressed, and the
+    caller sees KeyboardInterrupt (the CLI: one line, exit 130; the staging directory is removed
+    on the way out).
+    """
+    interrupted = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield interrupted
+        return
+
+    def on_sigint(signum, frame):
+        interrupted.set()
+        raise KeyboardInterrupt
+
+    quiet = _QuietOnceInterrupted(interrupted)
+    handlers = logging.getLogger().handlers
+    for handler in handlers:
+        handler.addFilter(quiet)
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield interrupted
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        for handler in handlers:
+            handler.removeFilter(quiet)
 
 
 def local_runner_without_downloads(options: PipelineOptions) -> PipelineOptions:
@@ -235,7 +316,8 @@ def _root_cause(error: BaseException) -> str:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     for line in reversed(lines):
         if "Error:" in line or "Exception:" in line:
-            return line[:500]
+            # One of ours carries its own words (file, position); its class path adds nothing.
+            return re.sub(r"^wikisilver\.[\w.]+(Error|Failed|Locked): ", "", line)[:500]
     while error.__cause__ is not None or error.__context__ is not None:
         error = error.__cause__ or error.__context__
     return f"{type(error).__name__}: {str(error).strip().splitlines()[-1] if str(error).strip() else ''}"[:500]
@@ -254,27 +336,56 @@ def config_record(config: BuildConfig) -> dict:
     return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(config).items()}
 
 
-def comparable_config(config: BuildConfig) -> dict:
+FILE_INPUTS = (
+    "dumps", "multistream_index", "types", "entities", "page_sql", "redirect_sql", "page_props_sql", "langlinks_sql",
+)
+
+
+def input_fingerprints(config: BuildConfig, known: Mapping[str, Mapping] | None = None) -> dict[str, list[dict]]:
+    """The fingerprints (wikisilver.fingerprint) of every input file of a config, by option;
+    ``known``: those a finished corpus recorded, reused for files whose stat is unchanged."""
+    prints = {key: fingerprints(getattr(config, key), known, dump=key == "dumps") for key in FILE_INPUTS}
+    prints["ontology"] = fingerprints([config.ontology] if config.ontology else [], known)
+    mappings = Path(config.infobox_mappings) if config.infobox_mappings else None
+    prints["infobox_mappings"] = fingerprints(
+        sorted(str(p) for p in mappings.iterdir() if p.is_file()) if mappings else [], known
+    )
+    return prints
+
+
+def comparable_config(config: BuildConfig, prints: Mapping[str, list[dict]]) -> dict:
     """What makes two builds the same build: the config without what does not change the output,
-    with absolute paths (and each dump's size)."""
+    each input file option as the set of its files' content digests (``prints``:
+    :func:`input_fingerprints`)."""
     data = asdict(config)
     for volatile in ("overwrite", "beam_args", "strict", "progress_interval"):
         data.pop(volatile, None)
-    data["dumps"] = [[os.path.abspath(p), os.path.getsize(p)] for p in config.dumps]
-    for key in ("types", "entities", "page_sql", "redirect_sql", "page_props_sql", "langlinks_sql", "multistream_index"):
-        data[key] = [os.path.abspath(p) for p in data[key]]
+    for key, records in prints.items():
+        data[key] = digests(records)
+    data["disabled_rules"] = sorted(data["disabled_rules"])  # a set: the order given does not matter
     data["out"] = os.path.abspath(config.out)
     return json.loads(json.dumps(data))
 
 
-def finished_same_build(out: Path, config: BuildConfig) -> dict | None:
-    """The stats of a finished corpus in ``out`` built from the same inputs and options, if any."""
+def recorded_fingerprints(out: Path) -> dict[str, dict]:
+    """The input fingerprints the finished corpus in ``out`` recorded, by absolute path ({} if none)."""
+    try:
+        manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+        return {r["path"]: r for records in manifest.get("fingerprints", {}).values() for r in records}
+    except (OSError, ValueError, AttributeError, TypeError, KeyError):
+        return {}
+
+
+def finished_same_build(out: Path, config: BuildConfig, prints: Mapping[str, list[dict]]) -> tuple[dict | None, list[str]]:
+    """The stats of a finished corpus in ``out`` built from the same inputs (by content) and
+    options, if any; else None and the options (or inputs) that differ from its manifest's."""
     manifest_path, stats_path = out / "manifest.json", out / "stats.json"
     if not (manifest_path.exists() and stats_path.exists()):
-        return None
+        return None, []
     try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        same = manifest.get("comparable") == comparable_config(config)
-        return json.loads(stats_path.read_text(encoding="utf-8")) if same else None
-    except (OSError, ValueError):
-        return None
+        recorded = json.loads(manifest_path.read_text(encoding="utf-8")).get("comparable") or {}
+        wanted = comparable_config(config, prints)
+        changed = sorted(key for key in set(recorded) | set(wanted) if recorded.get(key) != wanted.get(key))
+        return (None, changed) if changed else (json.loads(stats_path.read_text(encoding="utf-8")), [])
+    except (OSError, ValueError, AttributeError):
+        return None, []

@@ -31,6 +31,8 @@ def _group_evidence(evidence: Evidence, requests: PCollection | None = None) -> 
 def _counts(typing: Typing) -> dict[str, int]:
     """The counts stats.json sums for one typed title."""
     found = {f"typing_conflicts.{conflict.kind}": 1 for conflict in typing.conflicts}
+    if typing.decision is not None:
+        found[f"typing_decisions.{typing.decision}"] = 1
     entity = typing.info.entity
     if entity is not None:
         found.update({f"titles_typed_by.{entity.source}": 1, f"titles_by_tag.{entity.conll}": 1})

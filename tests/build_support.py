@@ -17,12 +17,12 @@ def read_corpus(out: Path) -> list[dict]:
 
 
 def read_tsv_sentences(out: Path) -> list[list[list[str]]]:
-    """Every sentence of the TSV parts: a list of columns per token."""
+    """Every sentence of the TSV parts: a list of columns per token (comment lines left out)."""
     sentences = []
     for part in sorted((out / "tsv").glob("part-*.tsv")):
         for block in part.read_text(encoding="utf-8").split("\n\n"):
             if block.strip():
-                sentences.append([line.split("\t") for line in block.split("\n")])
+                sentences.append([line.split("\t") for line in block.split("\n") if "\t" in line])
     return sentences
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from wikisilver import wikitext
@@ -60,6 +61,16 @@ def label_real_article(dump: Path, title: str, lang: str, typed: dict[str, set[s
     targets = {link.target: i for link in article.links if (i := info(link.target)) is not None}
     labeller = Labeller(lang, get_processor(lang))
     return labeller.label_article(article, targets, info(article.title)), redirects
+
+
+def label_linked_article(dump: Path, title: str, types: list[Path]):
+    """Label one English article of ``dump``, its links typed by the ``types`` files (all the dump's
+    titles, redirect targets and the article's link targets are looked up)."""
+    pages = [p for p in iter_pages(str(dump)) if hasattr(p, "ns")]
+    wanted = {normalize_title(p.title) for p in pages} | {normalize_title(p.redirect) for p in pages if p.redirect}
+    page = next(p for p in pages if p.title == title)
+    wanted |= {normalize_title(m.group(1)) for m in re.finditer(r"\[\[([^|\]#]+)", page.text)}
+    return label_real_article(dump, title, "en", types_for(types, wanted))
 
 
 def types_for(paths: list[Path], wanted: set[str]) -> dict[str, set[str]]:

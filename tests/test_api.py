@@ -102,7 +102,7 @@ def test_to_pandas_or_a_clear_error(corpus_dir, parquet_rows):
         return
     frame = corpus.to_pandas(exclude_low_quality=True)
     assert len(frame) == sum(not r["low_quality"] for r in parquet_rows)
-    assert list(frame.columns)[:3] == ["title", "page_id", "sentence_index"]
+    assert list(frame.columns)[:4] == ["id", "title", "page_id", "sentence_index"]
 
 
 def test_to_pandas_without_pandas_says_so(corpus_dir, monkeypatch):
@@ -170,7 +170,14 @@ def test_huggingface_datasets_loads_the_parquet_offline(corpus_dir, parquet_rows
     typed = datasets.load_dataset("parquet", data_files=files, split="train", cache_dir=cache,
                                   features=wikisilver.hf_features())
     assert typed.features == wikisilver.hf_features()
-    assert typed.features == plain.features  # our description is what datasets infers itself
+    assert typed.features == plain.features  # our description is what datasets reads itself
+    # The label names come with the files (their schema metadata), without features= given.
+    names = ["O", "B-PER", "I-PER", "B-ORG", "I-ORG", "B-LOC", "I-LOC", "B-MISC", "I-MISC"]
+    assert plain.features["ner_tags"].feature == datasets.ClassLabel(names=names)
+    first = plain[0]
+    assert [names[i] for i in first["ner_tags"]] == first["conll_tags"]
+    assert first["id"] == f"{first['page_id']}-{first['sentence_index']}"
+    assert len({row["id"] for row in plain}) == plain.num_rows
     with_spans = next(i for i, r in enumerate(parquet_rows) if r["spans"])
     assert typed[with_spans]["spans"] == parquet_rows[with_spans]["spans"]
     assert typed[with_spans]["conll_tags"] == parquet_rows[with_spans]["conll_tags"]

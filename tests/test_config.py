@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from wikisilver.cli import build_parser
-from wikisilver.commands import job_options
+from wikisilver.commands import GLOBAL_OPTIONS, job_options
 from wikisilver.config import BuildConfig, EntitiesConfig, demo_inputs, resolve_build, resolve_entities
 from wikisilver.errors import InputError
 
@@ -52,7 +52,7 @@ def test_every_flag_of_build_and_entities_reaches_the_config(tmp_path):
     fields = set(EntitiesConfig.__dataclass_fields__) | {"demo", "config"}
     for name in ("build", "entities"):
         _, sub_parser = modules[name]
-        dests = {action.dest for action in sub_parser._actions} - {"help"}
+        dests = {action.dest for action in sub_parser._actions} - {"help", *GLOBAL_OPTIONS}  # -q/-v: global
         assert dests <= fields, (name, dests - fields)
 
 

@@ -172,9 +172,15 @@ def test_spacy_docbin_round_trips(corpus, tmp_path):
     out = tmp_path / "corpus.spacy"
     export_corpus(corpus, out, "spacy")
     docs = list(DocBin().from_disk(out).get_docs(Vocab()))
-    assert [tuple(t.text for t in d) for d in docs] == [s.tokens for s in ALL]
-    assert [[(e.start, e.end, e.label_) for e in d.ents] for d in docs] == [spans_of(s) for s in ALL]
-    assert docs[0].user_data["title"] == "Budapest"
+    # One Doc per article, its kept sentences as doc.sents, lemma and POS on every token.
+    assert [d.user_data["title"] for d in docs] == ["Budapest", "Kossuth Lajos"]
+    sentences = [sent for d in docs for sent in d.sents]
+    assert [tuple(t.text for t in sent) for sent in sentences] == [s.tokens for s in ALL]
+    assert [[(e.start - sent.start, e.end - sent.start, e.label_) for e in sent.ents] for sent in sentences] == [
+        spans_of(s) for s in ALL]
+    assert [t.lemma_ for t in docs[1]] == list(KOSSUTH[0].lemmas)
+    assert [t.pos_ for t in docs[1]] == list(KOSSUTH[0].pos)
+    assert list(docs[0].user_data["sentence_indexes"]) == [0, 2, 3]
 
 
 def test_spacy_missing_is_a_clear_error(corpus, tmp_path, capsys, monkeypatch):

@@ -12,10 +12,8 @@ import re
 import pytest
 
 from conftest import ENWIKI_EXTRACT, TYPES_100K, TYPES_111K, shared_file
-from gold_support import GOLD, hu_types, label_real_article, read_gold, types_for
+from gold_support import GOLD, hu_types, label_linked_article, label_real_article, read_gold
 from wikisilver.corpus.tags import iob_to_spans
-from wikisilver.dump import iter_pages
-from wikisilver.titles import normalize_title
 
 
 def agreement(result, gold: dict[int, list[tuple[str, str]]]) -> dict[str, float]:
@@ -46,13 +44,8 @@ def agreement(result, gold: dict[int, list[tuple[str, str]]]) -> dict[str, float
 
 
 def test_english_labeller_agrees_with_gold():
-    dump = shared_file(ENWIKI_EXTRACT)
-    pages = [p for p in iter_pages(str(dump)) if hasattr(p, "ns")]
-    wanted = {normalize_title(p.title) for p in pages} | {normalize_title(p.redirect) for p in pages if p.redirect}
-    lincoln = next(p for p in pages if p.title == "Abraham Lincoln")
-    wanted |= {normalize_title(m.group(1)) for m in re.finditer(r"\[\[([^|\]#]+)", lincoln.text)}
-    typed = types_for([shared_file(TYPES_100K), shared_file(TYPES_111K)], wanted)
-    result, _ = label_real_article(dump, "Abraham Lincoln", "en", typed)
+    types = [shared_file(TYPES_100K), shared_file(TYPES_111K)]
+    result, _ = label_linked_article(shared_file(ENWIKI_EXTRACT), "Abraham Lincoln", types)
     report = agreement(result, read_gold(GOLD / "en_abraham_lincoln.conll"))
     assert report["coverage"] == 1.0
     assert report["token_accuracy"] >= 0.99

@@ -168,7 +168,7 @@ def test_our_tsv_with_comment_lines(tmp_path):
 
 def test_our_tsv_wrong_columns(tmp_path):
     path = write(tmp_path / "x.tsv", "Kis\tKis\tB-PER\n")
-    with pytest.raises(InputError, match=r"x.tsv:line 1: expected 5 tab-separated columns \(token lemma pos"):
+    with pytest.raises(InputError, match=r"x.tsv:line 1: expected 7 tab-separated columns \(token lemma pos.* or the first 5, got 3"):
         list(read_corpus(path))
 
 

@@ -48,6 +48,12 @@ TARGETS = {
     "Hodgenville, Kentucky": entity("Hodgenville, Kentucky", "City", "LOC"),
     "Illinois": entity("Illinois", "AdministrativeRegion", "LOC"),
     "Turkey": entity("Turkey", "Country", "LOC"),
+    "China": entity("China", "Country", "LOC"),
+    "Alaska": entity("Alaska", "AdministrativeRegion", "LOC"),
+    "Greek language": entity("Greek language", "Organisation", "ORG"),
+    "Ancient Egypt": entity("Ancient Egypt", "Country", "LOC"),
+    "Angola": entity("Angola", "Country", "LOC", ("Angolan",)),
+    "Portugal. The Man": entity("Portugal. The Man", "Person", "PER"),
     "Republican Party (United States)": entity("Republican Party (United States)", "PoliticalParty", "ORG"),
     "Whig Party (United States)": entity("Whig Party (United States)", "PoliticalParty", "ORG"),
     "Lawyer": entity("Lawyer", None, ""),
@@ -83,7 +89,12 @@ EXAMPLES = {
         "He moved to [[Illinois]]. He served four terms in the [[Illinois House of Representatives|Illinois]] legislature."
     ),
     "link_non_entity_o": Example("The planet [[Mercury (planet)|Mercury]] is small."),
-    "derived_word": Example("He admired [[Turkey|Turkish]] poetry."),
+    "derived_word": Example("He admired [[Abraham Lincoln|Lincolnian]] rhetoric."),
+    # Alchemy: "As previously stated above, [[China|Chinese]] alchemy was more related to medicine."
+    "nationality_word": Example(
+        "As previously stated above, [[China|Chinese]] alchemy was more related to medicine. "
+        "It is said that the Chinese invented gunpowder in [[China]]."
+    ),
     "link_entity": Example("He was born in [[Kentucky]] and moved to the [[United States|United States of America]]."),
     "personal_title_o": Example(
         "[[Abraham Lincoln|President Lincoln]] spoke. He wrote to President [[Abraham Lincoln|Lincoln]] often."
@@ -103,6 +114,8 @@ EXAMPLES = {
     "unlinked_capitalized_unk": Example("He met Douglas in [[Illinois]]."),
     "low_quality_no_final_punctuation": Example("He was born in [[Kentucky]]"),
     "low_quality_no_finite_verb": Example("Early life in [[Kentucky]]."),
+    # what the cleaner leaves of "… in [[Kentucky]] is {{unknown template|-34|F}}."
+    "low_quality_template_gap": Example("The average low temperature in [[Kentucky]] is \ufffc ."),
 }
 
 
@@ -217,7 +230,7 @@ def test_link_non_entity_o_for_a_class_mapped_to_o():
 
 def test_derived_word_is_misc():
     result = label_example("derived_word")
-    assert dict(tags(result))["Turkish"] == "B-MISC"
+    assert dict(tags(result))["Lincolnian"] == "B-MISC"
     assert result.sentences[0].dbpedia_tags[2] == "B-MISC"
     assert result.counts["derived_word"] == 1
 
@@ -425,3 +438,89 @@ def test_japanese_links_align_with_character_tokens():
                      ("の", "O"), ("首", "O"), ("都", "O"), ("。", "O")]
     assert second[-1] == ("。", "O") and ("1400", "O") in second
     assert not any(s.low_quality for s in result.sentences)
+
+
+# -- nationality words, function words, fragments, template gaps (issue 17) -------------------
+
+
+def test_nationality_word_is_misc_in_links_aliases_and_unlinked():
+    """Real sentences of Alchemy, Alphabet, Asphalt, Foreign relations of Angola: the word is MISC
+    whatever the link points at, and so are its unlinked mentions (through the alias index too)."""
+    result = label(
+        "As previously stated above, [[China|Chinese]] alchemy was more related to medicine. "
+        "It is said that the Chinese invented gunpowder. "
+        "Many languages use the [[Greek language|Greek]] alphabet. "
+        "Asphalt was used by [[Ancient Egypt|ancient Egyptians]] to embalm mummies. "
+        "The ceremony was held in [[Angola]]; the Angolan diplomat also met with officials."
+    )
+    spans = [(s.tokens[e.start:e.end], e.conll) for s in result.sentences for e in s.spans]
+    assert (("Chinese",), "MISC") in spans and spans.count((("Chinese",), "MISC")) == 2
+    assert (("Greek",), "MISC") in spans and (("Egyptians",), "MISC") in spans
+    assert (("Angolan",), "MISC") in spans and (("Angola",), "LOC") in spans
+    assert not any(tag in ("LOC", "ORG") and toks[0] in ("Chinese", "Greek", "Angolan") for toks, tag in spans)
+
+
+def test_nationality_word_inside_a_longer_name_is_left_to_it():
+    result = label("The French Revolution began in [[Kentucky]].")
+    assert result.sentences == [] and result.counts["sentences_dropped_unk"] == 1
+
+
+def test_nationality_word_not_ne_in_hungarian():
+    """(hu) Szeged guidelines: nationality and language words are not NEs; Hungarian writes them in
+    lower case, and a link to a language is O."""
+    result = label("A [[Német nyelv|német]] nyelvet [[Berlin]] lakói beszélik.", "hu")
+    assert tags(result)[1] == ("német", "O") and ("Berlin", "B-LOC") in tags(result)
+
+
+def test_alias_match_never_a_function_word():
+    """Alaska: "… the groups [[Pamyua]] and [[Portugal. The Man]]." A name part of a PER target
+    that is a function word ("The") is no alias: a later sentence-initial "The" stays O."""
+    result = label("He liked the band [[Portugal. The Man]] in [[Kentucky]]. The show was in [[Illinois]].")
+    show = next(s for s in result.sentences if s.tokens[:2] == ("The", "show"))
+    assert show.conll_tags[0] == "O"
+
+
+def test_fragments_are_dropped_with_their_reason():
+    """American Revolutionary War: "* [[David McCullough|McCullough, David]]. ''1776''. …", an HTML
+    leftover, and one-word pieces are never sentences; stats count each reason."""
+    from wikisilver.wikitext import clean_wikitext
+
+    text = clean_wikitext(
+        "He was born in [[Kentucky]].\n"
+        "* [[David McCullough|McCullough, David]]. ''[[1776 (book)|1776]]''.\n"
+        "* Knuth, Donald E. (2000). Selected Papers.\n"
+        "ELSE\n\n.\n\n&lt;div style=\"float: right; margin: 5px;\"&gt;\n\nHe moved to [[Illinois]]."
+    ).text
+    result = labeller("en").label_article(article_from_clean(text), TARGETS)
+    written = [" ".join(s.tokens) for s in result.sentences]
+    assert "McCullough , David ." not in written and "ELSE" not in written and "." not in written
+    assert not any("<" in w for w in written)
+    assert result.counts["sentences_dropped_fragment.reference_entry"] >= 2
+    assert result.counts["sentences_dropped_fragment.one_word"] >= 2
+    assert result.counts["sentences_dropped_fragment.html"] == 1
+
+
+def test_low_quality_template_gap_flags_an_unrendered_template():
+    """Alaska's "at {{convert|663,268|sqmi|km2|0}}, over twice the size of [[Texas]]" renders; an
+    unknown inline template leaves a gap: the sentence is flagged, the gap is not a token."""
+    from wikisilver.wikitext import clean_wikitext
+
+    text = clean_wikitext(
+        "Alaska is the largest state in land area at {{convert|663,268|sqmi|km2|0}}, over twice the size of [[Kentucky]]. "
+        "The average low temperature in [[Illinois]] is {{Some unknown template|-34|F}}.{{sfn|Barnes|1995|p=9}}"
+    ).text
+    assert "663,268 sq mi" in text
+    result = labeller("en").label_article(article_from_clean(text), TARGETS)
+    first, second = result.sentences
+    assert first.quality_reasons == () and "sq" in first.tokens
+    assert "template_gap" in second.quality_reasons and "\ufffc" not in "".join(second.tokens)
+
+
+def article_from_clean(text: str) -> Article:
+    """An Article of clean text whose links are found again by their anchors (the targets above)."""
+    links = []
+    for title in TARGETS:
+        start = text.find(title)
+        if start >= 0:
+            links.append(Link(start, start + len(title), title, title))
+    return Article(1, "Test article", text, tuple(sorted(links, key=lambda link: link.start)))

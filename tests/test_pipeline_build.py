@@ -58,7 +58,7 @@ def test_demo_tsv_matches_parquet(demo_corpus):
     rows = read_corpus(demo_corpus)
     tsv = read_tsv_sentences(demo_corpus)
     assert len(tsv) == len(rows)
-    assert all(len(line) == 5 for sentence in tsv for line in sentence)
+    assert all(len(line) == 7 for sentence in tsv for line in sentence)
     assert sorted(tuple(line[0] for line in s) for s in tsv) == sorted(tuple(r["tokens"]) for r in rows)
 
 

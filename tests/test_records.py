@@ -2,7 +2,6 @@
 
 import copy
 import pickle
-from dataclasses import dataclass, field
 
 from wikisilver.records import (
     Article,
@@ -13,7 +12,6 @@ from wikisilver.records import (
     Page,
     PageReject,
     TargetInfo,
-    compact_pickle,
 )
 
 
@@ -42,22 +40,3 @@ def test_records_survive_pickle_and_copy_unchanged():
             again = pickle.loads(pickle.dumps(record, protocol))
             assert again == record and type(again) is type(record)
         assert copy.deepcopy(record) == record
-
-
-@compact_pickle
-@dataclass(frozen=True)
-class _OneField:
-    title: str
-
-
-@compact_pickle
-@dataclass(frozen=True)
-class _NoInitField:
-    seen: tuple = field(default=(), init=False)
-
-
-def test_compact_pickle_of_records_with_one_or_no_constructor_field():
-    # Records of one field or none take the same path as the others, and come back whole.
-    one = _OneField("Budapest")
-    assert pickle.loads(pickle.dumps(one)) == one
-    assert pickle.loads(pickle.dumps(_NoInitField())) == _NoInitField()

@@ -176,3 +176,25 @@ def test_report_renders_in_a_headless_browser(demo, demo_html, tmp_path):
     assert dom.count("<table") == demo_html.count("<table") > 0
     assert dom.count('src="data:image/png;base64,') == demo_html.count('src="data:image/png;base64,')
     assert dom.count('<div class="sentence">') == 10
+
+
+def test_report_fits_a_normal_screen_width(demo, tmp_path):
+    """At 1280 px the page needs no horizontal scrolling: every table, figure and sample sentence
+    fits the window (measured by the browser itself on a copy of the page)."""
+    browser = _chromium()
+    if browser is None:
+        pytest.skip("no chromium on PATH (apt-get install chromium) to render the report headless")
+    probe = tmp_path / "probe.html"
+    html = (demo / "report.html").read_text(encoding="utf-8")
+    measure = ("<script>window.addEventListener('load', () => document.body.setAttribute('data-overflow',"
+               " document.documentElement.scrollWidth - window.innerWidth));</script>")
+    probe.write_text(html.replace("</body>", measure + "</body>"), encoding="utf-8")
+    dom = subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}",
+         "--window-size=1280,800", "--virtual-time-budget=5000", "--dump-dom", probe.as_uri()],
+        check=True, capture_output=True, timeout=120, text=True,
+    ).stdout
+    overflow = re.search(r'data-overflow="(-?\d+)"', dom)
+    assert overflow is not None, "the browser did not run the measurement"
+    assert int(overflow.group(1)) <= 0

@@ -13,7 +13,7 @@ import pytest
 from conftest import TYPES_100K, TYPES_111K, shared_file
 from wikisilver.entities.infobox import infobox_class, load_infobox_mappings
 from wikisilver.wikitext import template_key
-from wikisilver.entities.rdf import TripleReadStats, iter_instance_types, iter_same_as, iter_triples, resource_title
+from wikisilver.entities.rdf import TripleReadStats, iter_instance_types, iter_triples, resource_title
 from wikisilver.entities.table import EntityRow, read_entity_table, write_entity_table
 from wikisilver.errors import InputError
 
@@ -140,18 +140,6 @@ def test_real_types_titles(real_types) -> None:
     # the same title, conflicting classes across the two samples
     assert types100["Delphi"] == ["ProgrammingLanguage"]
     assert types111["Delphi"] == ["AdministrativeRegion"]
-
-
-def test_real_same_as_keeps_other_language_chapters_only() -> None:
-    stats = TripleReadStats()
-    links = list(iter_same_as(str(shared_file("dbpedia/dbpedia2014_slice_sameAs_sample.nt")), stats))
-    assert len(links) == 66
-    assert ("Cerro Pelado", "de", "Cerro Pelado (Maldonado)") in links
-    assert ("Anthracimycin", "pl", "Antracymycyna") in links
-    langs = {lang for _, lang, _ in links}
-    assert "en" not in langs and "wikidata" not in langs
-    assert stats.other_objects == 181  # wikidata, freebase, yago links
-    assert stats.malformed == 0
 
 
 @pytest.fixture(scope="module")

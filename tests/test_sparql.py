@@ -269,18 +269,7 @@ class ScriptedEndpoint:
 
         class Handler(BaseHTTPRequestHandler):
             def _answer(self, query: str) -> None:
-                outer.requests.append(query)
-                status, headers, body, delay = outer.script(len(outer.requests), query)
-                time.sleep(delay)
-                try:
-                    self.send_response(status)
-                    for name, value in {"Content-Type": "application/sparql-results+json", **headers}.items():
-                        self.send_header(name, value)
-                    self.send_header("Content-Length", str(len(body)))
-                    self.end_headers()
-                    self.wfile.write(body)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up waiting, as it should
+                outer.answer(self, query)
 
             def do_GET(self) -> None:
                 self._answer(parse_qs(urlparse(self.path).query).get("query", [""])[0])
@@ -296,6 +285,21 @@ class ScriptedEndpoint:
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/sparql"
         self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+
+    def answer(self, handler: BaseHTTPRequestHandler, query: str) -> None:
+        """Answer one request as the script says."""
+        self.requests.append(query)
+        status, headers, body, delay = self.script(len(self.requests), query)
+        time.sleep(delay)
+        try:
+            handler.send_response(status)
+            for name, value in {"Content-Type": "application/sparql-results+json", **headers}.items():
+                handler.send_header(name, value)
+            handler.send_header("Content-Length", str(len(body)))
+            handler.end_headers()
+            handler.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up waiting, as it should
 
     def __enter__(self) -> ScriptedEndpoint:
         self.thread.start()
@@ -442,3 +446,78 @@ def test_build_typed_by_a_real_sparql_endpoint_matches_the_types_dump(oxigraph: 
     assert corpus(by_sparql) == corpus(by_dump)
     stats = json.loads((by_sparql / "stats.json").read_text())
     assert set(stats["titles_typed_by_source"]) - {"calendar"} == {"sparql"}  # calendar pages: O
+
+
+# ---------------------------------------------------------------------------------------------
+# Hostile endpoints: a trickle that never ends, an answer that never ends
+
+
+class HostileEndpoint(ScriptedEndpoint):
+    """Loopback server: ASK is answered true; other queries get ``mode``: "trickle-body" (one byte
+    every 50 ms after the headers), "trickle-head" (the status line itself, byte by byte) or
+    "huge" (1 MiB pieces with no Content-Length). Every loop is bounded (at most ~100 s or 512 MiB)."""
+
+    def __init__(self, mode: str) -> None:
+        super().__init__(lambda n, q: (200, {}, b'{"head": {}, "boolean": true}', 0.0))
+        self.mode = mode
+
+    def answer(self, handler: BaseHTTPRequestHandler, query: str) -> None:
+        if query.lstrip().startswith("ASK"):
+            super().answer(handler, query)
+            return
+        try:
+            if self.mode == "trickle-head":
+                for byte in b"HTTP/1.1 200 OK\r\nX-Slow: " + b"x" * 2000:
+                    handler.wfile.write(bytes([byte]))
+                    handler.wfile.flush()
+                    time.sleep(0.05)
+                return
+            handler.send_response(200)
+            handler.send_header("Content-Type", "application/sparql-results+json")
+            handler.end_headers()
+            if self.mode == "trickle-body":
+                for byte in b'{"head": {}, "results": {"bindings": [' + b" " * 2000:
+                    handler.wfile.write(bytes([byte]))
+                    handler.wfile.flush()
+                    time.sleep(0.05)
+            else:
+                piece = b" " * (1 << 20)
+                for _ in range(512):
+                    handler.wfile.write(piece)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client hung up, as it should
+
+
+@pytest.mark.parametrize("mode", ["trickle-body", "trickle-head"])
+def test_a_trickling_endpoint_is_cut_off_at_the_timeout(mode: str) -> None:
+    # Each byte arrives well within any per-read timeout; only a bound on the whole request ends it.
+    with HostileEndpoint(mode) as endpoint:
+        config = SparqlConfig(endpoint.url, timeout=0.5, retries=1, backoff=0.001)
+        started = time.monotonic()
+        with pytest.raises(SparqlError, match=r"batch 1 .*no (complete )?answer within 0\.5 s; gave up after 2 attempts"):
+            list(query_types(config, ["Berlin"]))
+    assert time.monotonic() - started < 30  # not the 100 s the trickle would last
+
+
+def test_a_huge_answer_fails_at_the_size_limit_without_retries() -> None:
+    with HostileEndpoint("huge") as endpoint:
+        config = SparqlConfig(endpoint.url, timeout=60, retries=3, backoff=0.001, max_answer_bytes=1 << 20)
+        with pytest.raises(SparqlError, match=r"batch 1 .*answer is over the limit of 1,048,576 bytes"):
+            list(query_types(config, ["Berlin"]))
+
+
+def test_build_against_a_trickling_endpoint_fails_in_bounded_time_with_one_line(tmp_path) -> None:
+    from wikisilver.config import demo_inputs
+
+    dump, _ = demo_inputs()
+    with HostileEndpoint("trickle-body") as endpoint:
+        result = subprocess.run(
+            [sys.executable, "-m", "wikisilver.cli", "build", "--dump", dump, "--lang", "en", "--sparql", endpoint.url,
+             "--sparql-timeout", "1", "--sparql-retries", "0", "--out", str(tmp_path / "out")],
+            capture_output=True, text=True, timeout=120,
+        )
+    assert result.returncode == 2, result.stderr
+    errors = [line for line in result.stderr.splitlines() if "error" in line.lower()]
+    assert len(errors) == 1 and "no answer within 1 s" in errors[0] and endpoint.url in errors[0], result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "out" / "manifest.json").exists()

@@ -16,13 +16,11 @@ from wikisilver.entities.sql import (
     PageRow,
     RedirectRow,
     SqlReadStats,
-    disambiguation_page_ids,
     iter_langlinks,
     iter_page_props,
     iter_page_table,
     iter_redirect_table,
     iter_rows,
-    join_redirects,
     table_columns,
 )
 
@@ -176,6 +174,15 @@ def test_dump_of_another_table_is_an_input_error(tmp_path: Path) -> None:
         list(iter_page_table(write(tmp_path, "page.sql", renamed)))
 
 
+def join_redirects(page_rows, redirect_rows):
+    """(redirect title, target title) of article redirects, joined in memory as the job joins them by key."""
+    titles = {row.page_id: row.title for row in page_rows if row.namespace == 0}
+    for row in redirect_rows:
+        source = titles.get(row.from_page_id)
+        if row.namespace == 0 and not row.interwiki and source is not None and row.target_title and source != row.target_title:
+            yield source, row.target_title
+
+
 def test_redirect_table_and_in_memory_join(tmp_path: Path) -> None:
     pages = list(iter_page_table(write(tmp_path, "page.sql.gz", CURRENT_PAGE, gz=True)))
     redirects = list(iter_redirect_table(write(tmp_path, "redirect.sql", REDIRECT)))
@@ -195,7 +202,7 @@ def test_langlinks_and_page_props(tmp_path: Path) -> None:
     props_path = write(tmp_path, "page_props.sql", PAGE_PROPS)
     props = list(iter_page_props(props_path))
     assert props[0].name == "wikibase_item" and props[0].value == "Q1781"
-    assert list(disambiguation_page_ids(props_path)) == [9]
+    assert [row.page_id for row in props if row.name == "disambiguation"] == [9]
 
 
 @pytest.mark.parametrize(

@@ -295,24 +295,6 @@ def test_tokens_are_ordered_nonempty_substrings_without_whitespace(processor: Te
 
 
 @pytest.mark.parametrize("processor", [EN, HU, DEFAULT], ids=["en", "hu", "default"])
-@settings(max_examples=200, deadline=None)
-@given(text=_TEXT, data=st.data())
-def test_skipping_blanks_first_gives_the_tokens_of_the_bare_alternatives(processor: TextProcessor, text: str, data) -> None:
-    """The token patterns start with ``\\s*`` (speed); the tokens are those of the alternatives
-    alone, tried at every position (what the patterns were without it)."""
-    import re
-
-    import regex
-
-    pattern = processor._token_pattern
-    assert pattern.pattern.startswith(r"\s*(") and pattern.pattern.endswith(")")
-    bare = (regex if isinstance(pattern, regex.Pattern) else re).compile(pattern.pattern[len(r"\s*("):-1])
-    start = data.draw(st.integers(0, len(text)))
-    end = data.draw(st.integers(start, len(text)))
-    assert processor.tokenize(text, start, end) == [m.span() for m in bare.finditer(text, start, end)]
-
-
-@pytest.mark.parametrize("processor", [EN, HU, DEFAULT], ids=["en", "hu", "default"])
 @settings(max_examples=150, deadline=None)
 @given(text=_TEXT)
 def test_sentences_are_ordered_and_never_cross_a_line_break(processor: TextProcessor, text: str) -> None:
@@ -369,32 +351,31 @@ TRICKY_ENGLISH = (
 )
 
 
-def test_punkt_with_stdlib_patterns_splits_exactly_as_nltk_does() -> None:
-    """The English splitter runs Punkt's own patterns through ``re`` instead of NLTK's ``redos``
-    wrapper; the sentences must be NLTK's, on tricky text and on every article of the extract."""
-    import re
+def test_fast_punkt_splits_exactly_as_nltk_does() -> None:
+    """The speed path (Punkt's patterns on ``re``) gives NLTK's own sentences, also after a
+    pickle round trip (as a runner ships it to a worker), on tricky text and on every line of
+    the English extract."""
+    import pickle
 
     from nltk.tokenize.punkt import PunktSentenceTokenizer
 
     from wikisilver.dump import iter_pages
     from wikisilver.records import Page
-    from wikisilver.text.punkt import punkt_splitter
+    from wikisilver.resources import mapping_path
+    from wikisilver.text.fast_punkt import fast_punkt_splitter
     from wikisilver.wikitext import clean_wikitext
 
-    params = EN._punkt._params
-    ours, nltk_own = punkt_splitter(params), PunktSentenceTokenizer(params)
-    import pickle
-
-    assert isinstance(ours._lang_vars.period_context_re(), re.Pattern)
-    again = pickle.loads(pickle.dumps(ours))  # as a runner might ship it to a worker
-    assert isinstance(again._lang_vars.period_context_re(), re.Pattern)
-    assert isinstance(again._lang_vars._word_tokenizer_re(), re.Pattern)
-    assert not isinstance(nltk_own._lang_vars.period_context_re(), re.Pattern)  # redos, as shipped
+    params = read_punkt_params(mapping_path("en", "punkt.tsv"))
+    nltk_own = PunktSentenceTokenizer(params)
+    fast = fast_punkt_splitter(params)
+    shipped = pickle.loads(pickle.dumps(fast))
     texts = [TRICKY_ENGLISH]
     for page in iter_pages(str(shared_file(ENWIKI_EXTRACT))):
         if isinstance(page, Page) and page.ns == 0 and not page.redirect:
             texts.extend(clean_wikitext(page.text, max_seconds=None).text.split("\n"))
     assert len(texts) > 1000
     for text in texts:
-        assert list(ours.span_tokenize(text)) == list(nltk_own.span_tokenize(text)), text
-    assert len(list(ours.span_tokenize(TRICKY_ENGLISH))) >= 8
+        expected = list(nltk_own.span_tokenize(text))
+        assert list(fast.span_tokenize(text)) == expected, text
+        assert list(shipped.span_tokenize(text)) == expected, text
+    assert len(list(fast.span_tokenize(TRICKY_ENGLISH))) >= 8

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from wikisilver.corpus import read
-from wikisilver.corpus.schema import SENTENCE_SCHEMA
+from wikisilver.corpus.schema import SENTENCE_SCHEMA, hf_feature_dict
 from wikisilver.errors import WikisilverError
 from wikisilver.records import LabelledSentence
 
@@ -291,11 +291,4 @@ def hf_features() -> datasets.Features:
     except ImportError:
         raise ImportError("hf_features() needs the Hugging Face datasets package (pip install datasets)") from None
 
-    def convert(description: str | list | dict) -> Any:
-        if isinstance(description, list):
-            return [convert(description[0])]
-        if isinstance(description, dict):
-            return {name: convert(inner) for name, inner in description.items()}
-        return datasets.Value(description)
-
-    return datasets.Features({name: convert(d) for name, d in HF_FEATURES.items()})
+    return datasets.Features.from_dict(hf_feature_dict())

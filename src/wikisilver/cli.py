@@ -11,7 +11,7 @@ import logging
 import sys
 
 from wikisilver import __version__
-from wikisilver.commands import load_commands
+from wikisilver.commands import load_commands, unknown_option
 from wikisilver.errors import WikisilverError
 
 
@@ -22,8 +22,8 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict]:
         description="Build silver-standard NER corpora from Wikipedia dumps (Apache Beam).",
     )
     parser.add_argument("--version", action="version", version=f"wikisilver {__version__}")
-    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
-    parser.add_argument("-q", "--quiet", action="store_true", help="warnings and errors only")
+    add_verbosity(parser, argparse.SUPPRESS)
+    parser.set_defaults(verbose=False, quiet=False)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     modules = {}
     for module in load_commands():
@@ -33,6 +33,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict]:
         sub_parser = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP,
                                     argument_default=argparse.SUPPRESS if layered else None)
         module.configure(sub_parser)
+        add_verbosity(sub_parser, argparse.SUPPRESS)  # -q/-v after the command too
         if layered:
             sub_parser.add_argument(
                 "--config", metavar="FILE",
@@ -41,6 +42,22 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict]:
             )
         modules[module.NAME] = (module, sub_parser)
     return parser, modules
+
+
+def add_verbosity(parser: argparse.ArgumentParser, default: object) -> None:
+    parser.add_argument("-v", "--verbose", action="store_true", default=default,
+                        help="debug logging, and Apache Beam's own INFO lines")
+    parser.add_argument("-q", "--quiet", action="store_true", default=default, help="warnings and errors only")
+
+
+def configure_logging(verbose: bool, quiet: bool) -> None:
+    """Our lines at INFO (DEBUG with -v, WARNING with -q); Beam's own INFO lines (dozens per job)
+    only with -v."""
+    level = logging.DEBUG if verbose else logging.WARNING if quiet else logging.INFO
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("apache_beam").setLevel(logging.INFO if verbose else logging.WARNING)
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(_QuietBeamImports())
 
 
 class _QuietBeamImports(logging.Filter):
@@ -57,14 +74,14 @@ def main(argv: list[str] | None = None) -> int:
     if not args.command:
         parser.print_help()
         return 2
-    module, _ = modules[args.command]
-    if extra and not getattr(module, "ACCEPTS_BEAM_OPTIONS", False):
-        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    module, sub_parser = modules[args.command]
+    beam = getattr(module, "ACCEPTS_BEAM_OPTIONS", False)
+    configure_logging(args.verbose, args.quiet)
+    mistake = unknown_option(extra, sub_parser, beam) if extra else None
+    if mistake:
+        print(f"wikisilver {args.command}: error: {mistake}", file=sys.stderr)
+        return 2
     args.beam_args = extra
-    level = logging.DEBUG if args.verbose else logging.WARNING if args.quiet else logging.INFO
-    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    for handler in logging.getLogger().handlers:
-        handler.addFilter(_QuietBeamImports())
     try:
         return int(module.run(args) or 0)
     except WikisilverError as error:

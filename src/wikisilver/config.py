@@ -11,19 +11,22 @@ tables inside directories, and every check of the inputs. A value of ``None`` me
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from wikisilver.errors import InputError
+from wikisilver.errors import InputError, WikisilverError
 from wikisilver.labels import RULES
+from wikisilver.text import check_backend
 
 if TYPE_CHECKING:
     from wikisilver.entities.sparql import SparqlConfig
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -47,9 +50,11 @@ class BuildConfig:
     sparql_batch_size: int = 200
     sparql_timeout: float = 30.0
     sparql_retries: int = 4
+    sparql_max_answer_mb: float = 64.0  # a larger answer fails the run
     shards: int = 4
     redirect_hops: int = 3
     max_page_chars: int = 2_000_000
+    max_pages: int | None = None  # a trial run: stop reading after the first N pages of the dumps
     page_timeout: float = 20.0
     text_backend: str = "builtin"
     disabled_rules: tuple[str, ...] = ()
@@ -70,6 +75,7 @@ class EntitiesConfig(BuildConfig):
 ENTITY_SOURCE_OPTIONS = (
     "types", "ontology", "entities", "infobox_mappings", "types_lang", "langlinks_sql", "redirect_sql",
     "page_sql", "page_props_sql", "sparql", "sparql_batch_size", "sparql_timeout", "sparql_retries",
+    "sparql_max_answer_mb",
 )
 # The names each resolver takes: config fields, plus "demo" (the bundled inputs) and "config" (a TOML file).
 BUILD_OPTIONS = frozenset(f.name for f in dataclasses.fields(BuildConfig)) | {"demo", "config"}
@@ -92,8 +98,7 @@ def resolve_build(options: Mapping[str, Any]) -> BuildConfig:
         given["types"] = given.get("types") or (demo_types,)
         given.setdefault("lang", "en")
     dumps = _existing_dumps(given, "--dump FILE or --demo (in Python: dump=PATH or demo=True)")
-    lang = given.get("lang") or siteinfo_language(dumps[0])
-    check_language(lang)
+    lang = resolve_language(given.get("lang"), dumps[0])
     given.setdefault("out", default_out(dumps[0], "demo" if demo else f"{lang}wiki"))
     given.setdefault("shards", auto_shards(dumps))
     config = BuildConfig(**{**given, "lang": lang, "entities": expand_entity_tables(given.get("entities", ()))})
@@ -105,8 +110,7 @@ def resolve_entities(options: Mapping[str, Any]) -> EntitiesConfig:
     """The checked config of an ``entities`` job, resolved as :func:`resolve_build` does."""
     given = _given(options, ENTITIES_OPTIONS)
     dumps = _existing_dumps(given, "--dump FILE")
-    lang = given.get("lang") or siteinfo_language(dumps[0])
-    check_language(lang)
+    lang = resolve_language(given.get("lang"), dumps[0])
     if not given.get("out"):
         raise InputError(None, "no output directory given: pass --out DIR")
     if given.get("table_format", "tsv") not in ("tsv", "parquet"):
@@ -169,26 +173,47 @@ def _existing_dumps(given: Mapping[str, Any], how: str) -> tuple[str, ...]:
     if not dumps:
         raise InputError(None, f"no dump given: pass {how}, or a --config file with dump = [...]")
     for path in dumps:
-        if not os.path.isfile(path):
-            raise InputError(path, "no such file")
+        check_file(path)
         check_dump(path)
     return dumps
 
 
-def siteinfo_language(dump: str) -> str:
-    """The wiki language named by a dump's ``<siteinfo>``."""
+def check_file(path: str) -> None:
+    """An input file that exists and is a file (a directory is not, and says so)."""
+    if os.path.isdir(path):
+        raise InputError(path, "is a directory, not a file")
+    if not os.path.isfile(path):
+        raise InputError(path, "no such file")
+
+
+def siteinfo_language(dump: str) -> str | None:
+    """The wiki language named by a dump's ``<siteinfo>`` (None when it names none)."""
     from wikisilver import dump as dumplib
 
-    lang = dumplib.dump_language(dumplib.read_siteinfo(dump))
+    return dumplib.dump_language(dumplib.read_siteinfo(dump))
+
+
+def resolve_language(given: str | None, dump: str) -> str:
+    """The run's language: ``--lang`` if given, else the dump's ``<siteinfo>``; a code that names no
+    Wikipedia fails, and a language without a pack or a header that disagrees is logged as a warning."""
+    from wikisilver.languages import check_language, language_warnings, wikipedia_codes
+
+    if given:
+        check_language(given)
+    try:
+        named = siteinfo_language(dump)
+    except WikisilverError:
+        if not given:
+            raise
+        named = None  # the pages' rejects will say what is wrong with the header
+    lang = given or named
     if not lang:
         raise InputError(dump, "cannot tell the language from <siteinfo>; pass --lang (lang= in Python)")
+    if not given and lang not in wikipedia_codes():
+        raise InputError(dump, f"<siteinfo> names {lang!r}, not a Wikipedia language code; pass --lang")
+    for warning in language_warnings(lang, dump, named):
+        log.warning("%s", warning)
     return lang
-
-
-def check_language(lang: str) -> None:
-    """A wiki language code: lower-case letters, optionally with '-' parts (en, hu, zh-yue, be-tarask)."""
-    if not re.fullmatch(r"[a-z]{2,3}(-[a-z]{2,8})*", lang):
-        raise InputError(None, f"--lang {lang!r} is not a Wikipedia language code (e.g. en, hu, zh-yue)")
 
 
 def default_out(dump: str, wiki: str) -> str:
@@ -244,12 +269,13 @@ def title_filter_capacity(dumps: tuple[str, ...]) -> int:
 
 def check_inputs(config: BuildConfig) -> None:
     """Fail early with one clear line for a missing file or a bad option."""
+    check_numbers(config)
     if config.multistream_index and len(config.multistream_index) != len(config.dumps):
         raise InputError(None, "give one --multistream-index per --dump, in the same order")
     sql = (*config.multistream_index, *config.page_sql, *config.redirect_sql, *config.page_props_sql, *config.langlinks_sql)
     for path in (*config.dumps, *config.types, *config.entities, *sql, *(p for p in [config.ontology] if p)):
-        if not os.path.isfile(path):
-            raise InputError(path, "no such file")
+        check_file(path)
+    check_headers(config)
     if config.infobox_mappings and not os.path.isdir(config.infobox_mappings):
         raise InputError(config.infobox_mappings, "not a directory of DBpedia mapping files")
     if not (config.types or config.entities or config.infobox_mappings or config.sparql):
@@ -264,8 +290,41 @@ def check_inputs(config: BuildConfig) -> None:
     if types_lang(config) != config.lang and not config.langlinks_sql:
         raise InputError(None, f"--types-lang {types_lang(config)} differs from --lang {config.lang}: "
                                "give --langlinks-sql to carry the types across languages")
-    if config.shards < 1:
-        raise InputError(None, "--shards must be at least 1")
+    check_backend(config.text_backend)
+    if getattr(config, "max_pages", None) is not None and config.max_pages < 1:
+        raise InputError(None, "--max-pages must be at least 1")
+
+
+def check_headers(config: BuildConfig) -> None:
+    """Read the start of every types and SQL file, so that a wrong file fails before any work
+    with one line naming file and position (the ontology is parsed before the output is touched)."""
+    from wikisilver.entities.rdf import check_header
+    from wikisilver.entities.sql import check_table
+
+    for path in config.types:
+        check_header(path)
+    tables = (("page", config.page_sql), ("redirect", config.redirect_sql),
+              ("page_props", config.page_props_sql), ("langlinks", config.langlinks_sql))
+    for table, paths in tables:
+        for path in paths:
+            check_table(path, table)
+
+
+# The numeric options and their smallest allowed values (the timeouts must be above theirs).
+_AT_LEAST = {"shards": 1, "redirect_hops": 0, "max_page_chars": 1, "sparql_batch_size": 1, "sparql_retries": 0,
+             "progress_interval": 0}
+_ABOVE = {"page_timeout": 0, "sparql_timeout": 0}
+
+
+def check_numbers(config: BuildConfig) -> None:
+    """Every numeric option a number in its range (a --config file can give any TOML value)."""
+    for name, low in (*_AT_LEAST.items(), *_ABOVE.items()):
+        value, flag = getattr(config, name), f"--{name.replace('_', '-')}"
+        whole = name in _AT_LEAST and name != "progress_interval"
+        if isinstance(value, bool) or not isinstance(value, int if whole else (int, float)):
+            raise InputError(None, f"{flag} must be {'a whole number' if whole else 'a number'}, not {value!r}")
+        if value < low or (name in _ABOVE and value == low):
+            raise InputError(None, f"{flag} must be {'above' if name in _ABOVE else 'at least'} {low}, not {value}")
 
 
 def multistream_indexes(config: BuildConfig) -> dict[str, str]:
@@ -296,5 +355,5 @@ def sparql_config(config: BuildConfig) -> SparqlConfig:
 
     return SparqlConfig(
         endpoint=config.sparql, batch_size=config.sparql_batch_size, timeout=config.sparql_timeout,
-        retries=config.sparql_retries,
+        retries=config.sparql_retries, max_answer_bytes=max(1, int(config.sparql_max_answer_mb * (1 << 20))),
     )

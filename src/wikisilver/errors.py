@@ -14,10 +14,20 @@ class InputError(WikisilverError):
         self.path = path
         self.reason = reason
         self.position = position
-        where = path or "<input>"
+        where = path or ""
         if position:
             where = f"{where}:{position}"
-        super().__init__(f"{where}: {reason}")
+        # An error about no file in particular (a bad option) is the reason alone.
+        super().__init__(f"{where}: {reason}" if where else reason)
+
+
+class OutputError(WikisilverError):
+    """An output could not be written (a full disk, a lost mount): names the file."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"{path}: {reason}")
 
 
 class DumpError(WikisilverError):

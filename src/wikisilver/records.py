@@ -7,33 +7,9 @@ sentence that ends in the corpus.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
-from operator import attrgetter
+from dataclasses import dataclass, field
 
 
-def compact_pickle(cls):
-    """Pickle as ``cls(*field values)``, not a dict of field names per object.
-
-    Beam encodes these records with pickle between stages; a page's ~200 ``Link`` objects or a
-    sentence's spans then carry no repeated field names: a third faster to pickle and unpickle,
-    and up to half the bytes for small records (docs/performance.md).
-    """
-    names = tuple(f.name for f in fields(cls) if f.init)
-    if len(names) >= 2:
-        values = attrgetter(*names)  # the tuple of values, built in C
-    else:  # attrgetter of one name gives the bare value (not a 1-tuple), of none it raises
-
-        def values(record):
-            return tuple(getattr(record, name) for name in names)
-
-    def __reduce__(self):
-        return cls, values(self)
-
-    cls.__reduce__ = __reduce__
-    return cls
-
-
-@compact_pickle
 @dataclass(frozen=True)
 class Page:
     """One <page> of a MediaWiki XML export, as read (step 2 input)."""
@@ -49,7 +25,6 @@ class Page:
     offset: int | None = None  # byte offset of the page in the (decompressed) stream, if known
 
 
-@compact_pickle
 @dataclass(frozen=True)
 class PageReject:
     """A page (or a piece of a dump) that could not be processed, with why: the dead letter."""
@@ -63,7 +38,6 @@ class PageReject:
     snippet: str = ""
 
 
-@compact_pickle
 @dataclass(frozen=True)
 class Link:
     """A wikilink kept in the clean text: [start, end) character span of its anchor."""
@@ -74,7 +48,6 @@ class Link:
     anchor: str
 
 
-@compact_pickle
 @dataclass(frozen=True)
 class Article:
     """The clean text of an article and its links (output of step 2's parse)."""
@@ -86,7 +59,6 @@ class Article:
     is_disambiguation: bool = False
 
 
-@compact_pickle
 @dataclass(frozen=True)
 class PageFlags:
     """What the dump itself says about a title: it exists, it is a disambiguation page."""
@@ -96,7 +68,6 @@ class PageFlags:
     is_redirect: bool = False
 
 
-@compact_pickle
 @dataclass(frozen=True)
 class EntityType:
     """The entity type of one title (step 1): the most specific DBpedia class and its tags."""
@@ -108,7 +79,6 @@ class EntityType:
     source: str = ""  # which source typed it: types, infobox, langlinks, sparql, entities, calendar
 
 
-@compact_pickle
 @dataclass(frozen=True)
 class TargetInfo:
     """What the labeller knows about one link target after redirects and typing are resolved."""
@@ -120,7 +90,6 @@ class TargetInfo:
     aliases: tuple[str, ...] = ()  # redirect titles pointing at it, other-language titles
 
 
-@compact_pickle
 @dataclass(frozen=True)
 class EntitySpan:
     """An entity mention in a labelled sentence: token span [start, end), its tags and target."""
@@ -133,7 +102,6 @@ class EntitySpan:
     rule: str = "link"  # which rule produced it (link, alias, …)
 
 
-@compact_pickle
 @dataclass(frozen=True)
 class LabelledSentence:
     """One sentence of the corpus (step 5 input)."""
@@ -149,3 +117,10 @@ class LabelledSentence:
     spans: tuple[EntitySpan, ...] = ()
     low_quality: bool = False
     quality_reasons: tuple[str, ...] = field(default=())
+    text: str = ""  # the sentence as it stands in the clean article text
+    offsets: tuple[tuple[int, int], ...] = ()  # each token's [start, end) in ``text`` (empty: unknown)
+
+    @property
+    def sentence_id(self) -> str:
+        """``page_id-index``: unique in a corpus (the ``id`` of Parquet, JSONL and Hugging Face)."""
+        return f"{self.page_id}-{self.index}"

@@ -7,8 +7,9 @@ from collections.abc import Mapping
 from wikisilver.labels import rules_fired
 
 
-def make_stats(counts: Mapping[str, int]) -> dict:
-    """The stats.json object from the raw counts of the run (see docs/output.md)."""
+def make_stats(counts: Mapping[str, int], max_pages: int | None = None) -> dict:
+    """The stats.json object from the raw counts of the run (see docs/output.md); ``max_pages``:
+    the ``--max-pages`` of a trial run that stopped reading there (recorded when it did)."""
 
     def group(prefix: str) -> dict[str, int]:
         return {k[len(prefix):]: int(v) for k, v in sorted(counts.items()) if k.startswith(prefix) and v}
@@ -24,6 +25,7 @@ def make_stats(counts: Mapping[str, int]) -> dict:
         "sentences_total": int(counts.get("sentences_total", 0)),
         "sentences_kept": int(counts.get("sentences_kept", 0)),
         "sentences_dropped_unk": int(counts.get("sentences_dropped_unk", 0)),
+        "sentences_dropped_fragment": group("sentences_dropped_fragment."),
         "sentences_low_quality": int(counts.get("sentences_low_quality", 0)),
         "sentences_dropped_low_quality": int(counts.get("sentences_dropped_low_quality", 0)),
         "tokens_kept": tokens,
@@ -33,10 +35,13 @@ def make_stats(counts: Mapping[str, int]) -> dict:
         "titles_typed_by_source": group("titles_typed_by."),
         "titles_by_tag": group("titles_by_tag."),
         "typing_conflicts": group("typing_conflicts."),
+        "typing_decisions": group("typing_decisions."),
         "rules_fired": rules_fired(counts),
     }
     accounted = stats["pages_used"] + sum(stats["pages_skipped"].values()) + sum(stats["pages_rejected"].values())
     stats["pages_accounted"] = accounted == stats["pages_read"]
+    if max_pages is not None and stats["pages_read"] >= max_pages:
+        stats["max_pages"] = max_pages  # the dumps were not read to their end
     return stats
 
 

@@ -19,10 +19,7 @@ def normalize_title(title: str, first_letter_case: bool = True) -> str:
         return ""
     if "#" in title:
         title = title.split("#", 1)[0]
-    if "_" in title or "  " in title or not title.isprintable():
-        # (otherwise the only runs are single spaces, which the substitution would keep)
-        title = _SPACES.sub(" ", title)
-    title = title.strip()
+    title = _SPACES.sub(" ", title).strip()
     if title.startswith(":"):
         title = title[1:].lstrip()
     if first_letter_case and title:

@@ -43,7 +43,10 @@ def add_entity_source_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--sparql", metavar="URL",
                        help="SPARQL endpoint of a DBpedia mirror, asked for the types of the linked titles")
     group.add_argument("--sparql-batch-size", type=int, help="titles per SPARQL query (default 200)")
-    group.add_argument("--sparql-timeout", type=float, help="seconds per SPARQL query (default 30)")
+    group.add_argument("--sparql-timeout", type=float,
+                       help="seconds a SPARQL request may take in all, answer included (default 30)")
+    group.add_argument("--sparql-max-answer-mb", type=float, metavar="MB",
+                       help="largest SPARQL answer read, in MiB; a larger one fails the run (default 64)")
     group.add_argument("--sparql-retries", type=int,
                        help="retries of a failing SPARQL query, with exponential backoff (default 4)")
 
@@ -54,8 +57,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--multistream-index", action="append", metavar="FILE",
                         help="index of a multistream .bz2 dump (one per --dump, same order); found beside "
                              "the dump when named as Wikimedia names it; lets one file be read in parallel")
-    parser.add_argument("--lang", help="wiki language code (en, hu, …): selects mappings/<lang>/; "
-                                       "default: read from the dump's <siteinfo>")
+    parser.add_argument("--lang", help="Wikipedia language code (en, hu, …; mappings/wikipedias.txt): selects "
+                                       "mappings/<lang>/; default: read from the dump's <siteinfo>")
     parser.add_argument("--out", help="output directory (default: output/<lang>wiki/<dumpdate or latest>)")
     parser.add_argument("--demo", action="store_true",
                         help="build the corpus of the demo dump bundled with the package")
@@ -76,13 +79,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
     tuning.add_argument("--redirect-hops", type=int, help="redirect chain rounds to follow (default 3)")
     tuning.add_argument("--max-page-chars", type=int,
                         help="pages with more wikitext go to rejects (default 2,000,000)")
+    tuning.add_argument("--max-pages", type=int, metavar="N",
+                        help="a quick trial run: stop reading the dumps after their first N pages "
+                             "(stats.json and the summary say so)")
     tuning.add_argument("--page-timeout", type=float,
                         help="seconds per page for its checks and for its parsing before it goes to rejects (default 20)")
     tuning.add_argument("--text-backend",
                         help="tokenizer/tagger backend: builtin, or spacy:<model> if spaCy is installed")
-    parser.epilog = ("Any other option is passed to Apache Beam unchanged, e.g. --runner DirectRunner "
-                     "--direct_running_mode multi_processing --direct_num_workers 2, or the Dataflow, "
-                     "Flink and Spark runner options.")
+    parser.epilog = ("Any option Apache Beam's PipelineOptions knows is passed to Beam unchanged, e.g. --runner "
+                     "DirectRunner --direct_running_mode multi_processing --direct_num_workers 2, or the "
+                     "Dataflow, Flink and Spark runner options; any other option fails.")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -95,10 +101,9 @@ def run(args: argparse.Namespace) -> int:
     config = resolve_build(job_options(args))
     try:
         stats = run_build(config)
-    except AlreadyBuilt as done:
+    except AlreadyBuilt:
         print(f"wikisilver build: {config.out} already holds the finished corpus of these inputs and options; "
               "nothing to do (pass --overwrite to rebuild)", file=sys.stderr)
-        print_summary(config.out, done.stats)
         return 0
     print_summary(config.out, stats)
     rejected, stream_errors = page_problems(stats)
@@ -123,6 +128,8 @@ def print_summary(out: str, stats: dict) -> None:
         ("entities by tag", json.dumps(stats["entities_by_tag"])),
         ("NE density", stats["ne_density"]),
     ]
+    if stats.get("max_pages"):
+        rows.insert(1, ("stopped early", f"after the first {stats['max_pages']:,} pages (--max-pages): a trial run"))
     width = max(len(name) for name, _ in rows)
     print(f"wikisilver build: corpus written to {out}")
     for name, value in rows:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from wikisilver.corpus.inputs import FORMATS, TAGSETS, read_corpora
 from wikisilver.ner.crf import train
@@ -28,6 +29,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--c2", type=float, default=0.01, help="L2 regularisation (default 0.01)")
     parser.add_argument("--min-feature-freq", type=int, default=1,
                         help="drop features seen fewer times (CRFsuite feature.minfreq)")
+    parser.add_argument("--progress-every", type=int, default=1, metavar="N",
+                        help="print a progress line (loss, seconds) every N iterations on stderr "
+                             "(default 1; 0: none; -q: none)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -37,11 +41,17 @@ def run(args: argparse.Namespace) -> int:
         exclude_low_quality=args.exclude_low_quality, c1=args.c1, c2=args.c2,
         max_iterations=args.max_iterations, gazetteer=args.gazetteer,
         min_feature_freq=args.min_feature_freq, tagset=args.tagset,
+        progress=None if args.quiet else _print_progress, progress_every=args.progress_every,
     )
     print(
         f"trained {report.model_path} on {report.sentences} sentences, {report.tokens} tokens "
         f"({report.skipped_low_quality} low-quality skipped); labels {' '.join(report.labels)}; "
         f"{report.iterations} iterations; features {report.feature_seconds:.1f}s, "
         f"training {report.train_seconds:.1f}s"
+        + (f"; final loss {report.final_loss:,.2f}" if report.final_loss is not None else "")
     )
     return 0
+
+
+def _print_progress(line: str) -> None:
+    print(f"wikisilver train: {line}", file=sys.stderr, flush=True)

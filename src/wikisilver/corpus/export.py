@@ -1,10 +1,12 @@
 """After step 5: our corpus in the formats NER tools read, and one article for a terminal.
 
 Formats: CoNLL-2003 (``token POS _ TAG``, ``-DOCSTART- -X- -X- O`` before each article, IOB1 or
-IOB2), CoNLL-U Plus (the ten CoNLL-U columns + ``WIKISILVER:NER``), spaCy ``DocBin`` (when spaCy is
-installed) and JSONL with character offsets into the space-joined sentence text. Sentences are
-streamed from :mod:`wikisilver.corpus.read`: a large Wikipedia's corpus does not fit in memory
-(spaCy's DocBin, which is one object per file, is the exception).
+IOB2), CoNLL-U Plus (the ten CoNLL-U columns + ``WIKISILVER:NER``, ``SpaceAfter=No`` where the text
+has no space after a token), spaCy ``DocBin`` (one Doc per article, when spaCy is installed) and
+JSONL with character offsets into the sentence's own text. A sentence of a corpus that kept no text
+(an earlier version's) stands as its tokens joined by spaces. Sentences are streamed from
+:mod:`wikisilver.corpus.read`: a large Wikipedia's corpus does not fit in memory (spaCy's DocBin,
+which is one object per file, is the exception).
 """
 
 from __future__ import annotations
@@ -12,13 +14,13 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from wikisilver.corpus.read import OUR_TAGSETS, read_sentences
-from wikisilver.corpus.tags import iob_to_spans
+from wikisilver.corpus.read import OUR_TAGSETS, labelled, read_sentences
+from wikisilver.corpus.tags import TaggedSentence, iob_to_spans
 from wikisilver.errors import InputError
 from wikisilver.records import LabelledSentence
 
@@ -81,6 +83,25 @@ def tags_in_scheme(length: int, found: Iterable[Mention], scheme: str = "iob2") 
     return tags
 
 
+def text_and_offsets(sentence: LabelledSentence) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """The sentence's text and each token's ``[start, end)`` in it: as kept by the build, or the
+    tokens joined by single spaces where the corpus has no text."""
+    if sentence.offsets and len(sentence.offsets) == len(sentence.tokens):
+        return sentence.text, sentence.offsets
+    offsets, position = [], 0
+    for token in sentence.tokens:
+        offsets.append((position, position + len(token)))
+        position += len(token) + 1
+    return " ".join(sentence.tokens), tuple(offsets)
+
+
+def spaces_after(sentence: LabelledSentence) -> list[bool]:
+    """Whether each token is followed by whitespace in the text (the last one: True)."""
+    text, offsets = text_and_offsets(sentence)
+    ends = [end for _, end in offsets]
+    return [end < len(text) and text[end].isspace() for end in ends[:-1]] + [True] * bool(ends)
+
+
 def _cell(text: str) -> str:
     """A token as one whitespace-free column cell (CoNLL-2003 splits on any whitespace)."""
     return _WHITESPACE.sub("_", text) or "_"
@@ -111,11 +132,8 @@ def write_conllup(
     handle: TextIO, sentences: Iterable[LabelledSentence], *, scheme: str = "iob2",
     tagset: str = "conll",
 ) -> tuple[int, int, int, int]:
-    """CoNLL-U Plus: the CoNLL-U columns (no syntax: ``_``) and the NER tag in ``WIKISILVER:NER``.
-
-    Whether a token was followed by a space is not kept in the corpus, so MISC stays ``_`` rather
-    than claiming ``SpaceAfter=No`` or its absence.
-    """
+    """CoNLL-U Plus: the CoNLL-U columns (no syntax: ``_``) and the NER tag in ``WIKISILVER:NER``;
+    ``# text`` is the sentence's text and MISC says ``SpaceAfter=No`` where no space follows."""
     handle.write(f"# global.columns = {' '.join(CONLLUP_COLUMNS)}\n")
     counts = _Counts()
     for sentence in sentences:
@@ -126,13 +144,15 @@ def write_conllup(
         counts.add(sentence, found)
         tags = tags_in_scheme(len(sentence.tokens), found, scheme)
         handle.write(f"# sent_id = {sentence.page_id}-{sentence.index}\n")
-        handle.write(f"# text = {_one_line(' '.join(sentence.tokens))}\n")
+        handle.write(f"# text = {_one_line(text_and_offsets(sentence)[0])}\n")
         n = len(sentence.tokens)
         lemmas = sentence.lemmas or ("_",) * n
         pos = sentence.pos or ("_",) * n
+        spaces = spaces_after(sentence)
         for i, (token, lemma, upos, tag) in enumerate(zip(sentence.tokens, lemmas, pos, tags), 1):
+            misc = "_" if spaces[i - 1] else "SpaceAfter=No"
             cells = (str(i), _tsv_cell(token), _tsv_cell(lemma), _tsv_cell(upos), "_", "_", "_", "_",
-                     "_", "_", tag)
+                     "_", misc, tag)
             handle.write("\t".join(cells) + "\n")
         handle.write("\n")
     return counts.as_tuple()
@@ -147,23 +167,20 @@ def _tsv_cell(text: str) -> str:
 
 
 def jsonl_record(sentence: LabelledSentence, tagset: str = "conll") -> dict:
-    """One sentence as JSON: text is the tokens joined by single spaces, offsets index into it."""
-    tokens = []
-    position = 0
-    for token in sentence.tokens:
-        tokens.append({"text": token, "start": position, "end": position + len(token)})
-        position += len(token) + 1
+    """One sentence as JSON: its text, and tokens and entities with character offsets into it."""
+    text, offsets = text_and_offsets(sentence)
+    tokens = [{"text": token, "start": start, "end": end} for token, (start, end) in zip(sentence.tokens, offsets)]
     entities = [
         {"start": tokens[m.start]["start"], "end": tokens[m.end - 1]["end"], "label": m.label,
          "target": m.target}
         for m in mentions(sentence, tagset)
     ]
     return {
-        "id": f"{sentence.page_id}-{sentence.index}",
+        "id": sentence.sentence_id,
         "title": sentence.title,
         "page_id": sentence.page_id,
         "sentence_index": sentence.index,
-        "text": " ".join(sentence.tokens),
+        "text": text,
         "tokens": tokens,
         "entities": entities,
     }
@@ -184,29 +201,65 @@ def write_jsonl(
     return counts.as_tuple()
 
 
+UPOS = frozenset("ADJ ADP ADV AUX CCONJ DET INTJ NOUN NUM PART PRON PROPN PUNCT SCONJ SYM VERB X".split())
+
+
+def _articles(sentences: Iterable[LabelledSentence]) -> Iterator[list[LabelledSentence]]:
+    """Runs of consecutive sentences of one article (a part holds whole articles, in order)."""
+    run: list[LabelledSentence] = []
+    for sentence in sentences:
+        if run and sentence.page_id != run[0].page_id:
+            yield run
+            run = []
+        run.append(sentence)
+    if run:
+        yield run
+
+
+def spacy_doc(vocab, article: Sequence[LabelledSentence], tagset: str = "conll"):
+    """One article as a spaCy ``Doc``: its kept sentences (``doc.sents``), spaces as in the text,
+    lemma and POS on every token, entities as ``doc.ents``; title, page id and the sentences'
+    indexes in ``doc.user_data``."""
+    from spacy.tokens import Doc, Span
+
+    words, spaces, lemmas, pos, starts, ents = [], [], [], [], [], []
+    for sentence in article:
+        offset = len(words)
+        words.extend(sentence.tokens)
+        spaces.extend(spaces_after(sentence))
+        lemmas.extend(lemma if lemma != "_" else token for lemma, token in zip(sentence.lemmas, sentence.tokens))
+        pos.extend(tag if tag in UPOS else "X" for tag in sentence.pos)
+        starts.extend([True] + [False] * (len(sentence.tokens) - 1))
+        ents.extend((offset + m.start, offset + m.end, m.label) for m in mentions(sentence, tagset))
+    if spaces:
+        spaces[-1] = False
+    doc = Doc(vocab, words=words, spaces=spaces, lemmas=lemmas, pos=pos, sent_starts=starts)
+    doc.ents = [Span(doc, start, end, label=label) for start, end, label in ents]
+    doc.user_data.update({
+        "title": article[0].title, "page_id": article[0].page_id,
+        "sentence_indexes": [sentence.index for sentence in article],
+    })
+    return doc
+
+
 def write_spacy(
     path: Path, sentences: Iterable[LabelledSentence], *, tagset: str = "conll"
 ) -> tuple[int, int, int, int]:
-    """A spaCy ``DocBin`` (``.spacy``): one Doc per sentence, entities as ``doc.ents``, the
-    title, page id and sentence index in ``doc.user_data``."""
+    """A spaCy ``DocBin`` (``.spacy``) of one Doc per article (:func:`spacy_doc`), ready for
+    ``spacy train``."""
     try:
-        from spacy.tokens import Doc, DocBin, Span
+        from spacy.tokens import DocBin
         from spacy.vocab import Vocab
     except ImportError:
         raise InputError(None, "the spacy format needs spaCy: pip install spacy") from None
     vocab = Vocab()
     doc_bin = DocBin(store_user_data=True)
     counts = _Counts()
-    for sentence in sentences:
-        counts.new_article(sentence)
-        found = mentions(sentence, tagset)
-        counts.add(sentence, found)
-        doc = Doc(vocab, words=list(sentence.tokens), spaces=[True] * len(sentence.tokens))
-        doc.ents = [Span(doc, m.start, m.end, label=m.label) for m in found]
-        doc.user_data.update(
-            {"title": sentence.title, "page_id": sentence.page_id, "sentence_index": sentence.index}
-        )
-        doc_bin.add(doc)
+    for article in _articles(sentences):
+        for sentence in article:
+            counts.new_article(sentence)
+            counts.add(sentence, mentions(sentence, tagset))
+        doc_bin.add(spacy_doc(vocab, article, tagset))
     doc_bin.to_disk(path)
     return counts.as_tuple()
 
@@ -245,8 +298,19 @@ def export_corpus(
         raise InputError(None, f"unknown tagset {tagset!r} (expected conll or dbpedia)")
     if fmt in ("jsonl", "spacy") and scheme != "iob2":
         raise InputError(None, f"--scheme applies to the CoNLL formats; {fmt} stores entity spans")
-    out = Path(out)
+    if Path(out).is_dir():
+        raise InputError(str(out), "is a directory: --out names the file to write")
     sentences = read_sentences(corpus, exclude_low_quality=exclude_low_quality)
+    return ExportReport(Path(out), *write_sentences(out, fmt, sentences, scheme=scheme, tagset=tagset))
+
+
+def write_sentences(
+    out: str | Path, fmt: str, sentences: Iterable[LabelledSentence], *, scheme: str = "iob2",
+    tagset: str = "conll",
+) -> tuple[int, int, int, int]:
+    """Write sentences in ``fmt`` (an export format, or ``parquet``, our schema); the file appears
+    under its name only once it is complete. Returns (articles, sentences, tokens, mentions)."""
+    out = Path(out)
     if fmt == "spacy":
         # Check before reading anything: a missing spaCy should not cost a pass over the corpus.
         try:
@@ -258,6 +322,8 @@ def export_corpus(
     try:
         if fmt == "spacy":
             counts = write_spacy(tmp, sentences, tagset=tagset)
+        elif fmt == "parquet":
+            counts = _write_parquet(tmp, sentences)
         else:
             with open(tmp, "w", encoding="utf-8", newline="\n") as handle:
                 if fmt == "conll2003":
@@ -270,7 +336,47 @@ def export_corpus(
     finally:
         if tmp.exists():
             tmp.unlink()
-    return ExportReport(out, *counts)
+    return counts
+
+
+TAGGED_FORMATS = {"tsv": ".tsv", "conll2003": ".conll", "conllup": ".conllup", "jsonl": ".jsonl",
+                  "spacy": ".spacy", "parquet": ".parquet"}
+
+
+def write_tagged(out: str | Path, fmt: str, sentences: Iterable[TaggedSentence]) -> None:
+    """Tagged sentences (a split's side, a model's output) in one of :data:`TAGGED_FORMATS`:
+    our TSV as they are, the other formats through :func:`~wikisilver.corpus.read.labelled`."""
+    if fmt not in TAGGED_FORMATS:
+        raise InputError(None, f"unknown output format {fmt!r} (expected one of {', '.join(TAGGED_FORMATS)})")
+    if fmt != "tsv":
+        write_sentences(out, fmt, (labelled(sentence) for sentence in sentences))
+        return
+    from wikisilver.corpus.write import write_tagged_tsv
+
+    out = Path(out)
+    tmp = out.with_name(f".{out.name}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="\n") as handle:
+            write_tagged_tsv(handle, sentences)
+        os.replace(tmp, out)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def _write_parquet(path: Path, sentences: Iterable[LabelledSentence]) -> tuple[int, int, int, int]:
+    from wikisilver.corpus.write import write_parquet
+
+    counts = _Counts()
+
+    def counted() -> Iterator[LabelledSentence]:
+        for sentence in sentences:
+            counts.new_article(sentence)
+            counts.add(sentence, mentions(sentence))
+            yield sentence
+
+    write_parquet(counted(), path)
+    return counts.as_tuple()
 
 
 # --------------------------------------------------------------------------- terminal

@@ -17,8 +17,10 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from wikisilver.corpus.schema import SENTENCE_SCHEMA, TSV_COLUMNS
-from wikisilver.corpus.tags import CONLL_TYPES, TagCleaner, TaggedSentence, text_lines, to_iob2
+from wikisilver.corpus.schema import (
+    ADDED_COLUMNS, SENTENCE_SCHEMA, TEXT_COMMENT, TSV_BASE_COLUMNS, TSV_COLUMNS,
+)
+from wikisilver.corpus.tags import CONLL_TYPES, TagCleaner, TaggedSentence, iob_to_spans, text_lines, to_iob2
 from wikisilver.errors import InputError
 from wikisilver.records import EntitySpan, LabelledSentence
 
@@ -72,14 +74,18 @@ def parquet_batches(
     """``(part, batch)`` of the corpus's Parquet parts in file order, only ``columns`` (default all).
 
     A part that cannot be read, or lacks a column of our schema that is asked for, is an
-    :class:`InputError` naming the part.
+    :class:`InputError` naming the part; all columns (the default) of a corpus of an earlier
+    version are those it has (no text or offsets).
     """
     import pyarrow.parquet as pq
 
-    wanted = list(columns) if columns is not None else SENTENCE_SCHEMA.names
     for path in parquet_files(corpus):
         try:
             handle = pq.ParquetFile(path)
+            wanted = list(columns) if columns is not None else [
+                name for name in SENTENCE_SCHEMA.names
+                if name not in ADDED_COLUMNS or name in handle.schema_arrow.names
+            ]
             missing = [name for name in wanted if name not in handle.schema_arrow.names]
             if missing:
                 raise InputError(str(path), f"missing column(s) {', '.join(missing)}: not a wikisilver corpus part")
@@ -109,6 +115,8 @@ def _sentence(row: dict) -> LabelledSentence:
         dbpedia_tags=tuple(row["dbpedia_tags"]), conll_tags=tuple(row["conll_tags"]),
         spans=tuple(EntitySpan(**span) for span in row["spans"]),
         low_quality=row["low_quality"], quality_reasons=tuple(row["quality_reasons"]),
+        text=row.get("text") or "",
+        offsets=tuple(zip(row["token_starts"], row["token_ends"])) if row.get("token_starts") else (),
     )
 
 
@@ -160,15 +168,22 @@ def read_article(
     return sentences[:limit] if limit is not None else sentences
 
 
-def close_titles(corpus: str | Path, title: str, count: int = 5) -> list[str]:
-    """Titles of the corpus that look like ``title`` (case-insensitive), best first."""
+def article_titles(corpus: str | Path) -> dict[str, int]:
+    """Each article title of the corpus with its number of kept sentences, sorted by title; only
+    the ``title`` column is read."""
     import pyarrow.compute as pc
 
-    titles: set[str] = set()
+    counts: dict[str, int] = {}
     for _, batch in parquet_batches(corpus, ["title"], batch_size=65536):
-        titles.update(pc.unique(batch.column(0)).to_pylist())
+        for entry in pc.value_counts(batch.column(0)).to_pylist():
+            counts[entry["values"]] = counts.get(entry["values"], 0) + entry["counts"]
+    return dict(sorted(counts.items()))
+
+
+def close_titles(corpus: str | Path, title: str, count: int = 5) -> list[str]:
+    """Titles of the corpus that look like ``title`` (case-insensitive), best first."""
     by_folded: dict[str, str] = {}
-    for known in sorted(titles):
+    for known in article_titles(corpus):
         by_folded.setdefault(known.casefold(), known)
     matches = difflib.get_close_matches(title.casefold(), list(by_folded), n=count, cutoff=0.6)
     return [by_folded[m] for m in matches]
@@ -189,6 +204,27 @@ def tagged(sentence: LabelledSentence, tagset: str = "conll") -> TaggedSentence:
         doc_id=str(sentence.page_id), low_quality=sentence.low_quality, pos=sentence.pos,
         lemmas=sentence.lemmas, dbpedia_tags=sentence.dbpedia_tags, conll_tags=sentence.conll_tags,
         title=sentence.title, sentence_index=sentence.index,
+        text=sentence.text if sentence.offsets else None, offsets=sentence.offsets or None,
+        spans=sentence.spans,
+    )
+
+
+def labelled(sentence: TaggedSentence) -> LabelledSentence:
+    """A tagged sentence (ours, a gold file's, a model's output) as a sentence of our corpus, for
+    the writers of :mod:`wikisilver.corpus.export` and :mod:`wikisilver.corpus.write`: missing
+    layers are ``_``, spans come from the tags where the corpus kept none (no link target)."""
+    n = len(sentence.tokens)
+    conll = sentence.conll_tags or sentence.tags
+    doc = sentence.doc_id or ""
+    spans = sentence.spans
+    if spans is None:
+        spans = tuple(EntitySpan(start, end, kind, kind, "", "") for start, end, kind in iob_to_spans(conll))
+    return LabelledSentence(
+        page_id=int(doc) if doc.isdigit() else 0, title=sentence.title or doc,
+        index=sentence.sentence_index or 0, tokens=sentence.tokens,
+        lemmas=sentence.lemmas or ("_",) * n, pos=sentence.pos or ("_",) * n,
+        dbpedia_tags=sentence.dbpedia_tags or conll, conll_tags=conll, spans=spans,
+        low_quality=sentence.low_quality, text=sentence.text or "", offsets=sentence.offsets or (),
     )
 
 
@@ -230,6 +266,7 @@ def read_tsv(path: str, *, tagset: str = "conll", encoding: str = "utf-8") -> It
         page = meta.get("page_id") or meta.get("doc") or None
         title = meta.get("title") or None
         index = meta.get("sentence")
+        offsets = tuple((int(r[5]), int(r[6])) for r in rows) if all(len(r) > 6 for r in rows) else None
         return TaggedSentence(
             tokens=tuple(r[0] for r in rows), tags=conll if tagset == "conll" else dbpedia,
             doc_id=page or title or path,
@@ -237,6 +274,7 @@ def read_tsv(path: str, *, tagset: str = "conll", encoding: str = "utf-8") -> It
             pos=tuple(r[2] for r in rows), lemmas=tuple(r[1] for r in rows),
             dbpedia_tags=dbpedia, conll_tags=conll, title=title,
             sentence_index=int(index) if index and index.isdigit() else None,
+            text=meta.get("text") if offsets else None, offsets=offsets,
         )
 
     for line_no, line in text_lines(path, encoding):
@@ -245,14 +283,19 @@ def read_tsv(path: str, *, tagset: str = "conll", encoding: str = "utf-8") -> It
                 yield sentence()
                 rows, meta = [], {}
             continue
-        if line.startswith("#") and "\t" not in line:  # a "#" token still has its 4 tabs
-            meta = _comment_fields(line)
+        if line.startswith(TEXT_COMMENT):
+            meta["text"] = line[len(TEXT_COMMENT):]
+            continue
+        if line.startswith("#") and "\t" not in line:  # a "#" token still has its tabs
+            meta.update(_comment_fields(line))
             continue
         cells = line.split("\t")
-        if len(cells) != len(TSV_COLUMNS):
+        if len(cells) not in (TSV_BASE_COLUMNS, len(TSV_COLUMNS)) or (
+            len(cells) > TSV_BASE_COLUMNS and not (cells[5].isdigit() and cells[6].isdigit())
+        ):
             raise InputError(
-                path, f"expected {len(TSV_COLUMNS)} tab-separated columns ({' '.join(TSV_COLUMNS)}), "
-                f"got {len(cells)}", f"line {line_no}",
+                path, f"expected {len(TSV_COLUMNS)} tab-separated columns ({' '.join(TSV_COLUMNS)}; "
+                f"start and end numbers) or the first {TSV_BASE_COLUMNS}, got {len(cells)}", f"line {line_no}",
             )
         if not rows:
             first_line = line_no

@@ -1,4 +1,5 @@
-"""§6 of the method: reproducible train/test splits of our corpus, by article, to a token budget.
+"""§6 of the method: reproducible train/dev/test splits of a corpus, by article, to a token budget,
+in our TSV or any export format (CoNLL-2003, CoNLL-U Plus, JSONL, spaCy, Parquet).
 
 No article has sentences on both sides (sentences of one article share names, which would flatter
 the scores). The side of an article is a hash of its id and the seed, so it does not depend on the
@@ -14,8 +15,8 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
+from wikisilver.corpus.export import TAGGED_FORMATS, write_tagged
 from wikisilver.corpus.tags import TaggedSentence
-from wikisilver.corpus.write import write_tagged_tsv
 from wikisilver.errors import InputError
 
 _SCALE = float(2**64)
@@ -33,32 +34,50 @@ def _key(sentence: TaggedSentence) -> str:
     return sentence.doc_id
 
 
-def _is_test(article: int, test_fraction: float) -> bool:
-    """Whether an article (by its hash) goes to the test side: a fixed fraction of the hash space."""
-    return article / _SCALE < test_fraction
+SIDES = ("train", "dev", "test")
+# The file each output format of a split writes per side ("tsv": our multitag TSV).
+SPLIT_FORMATS = TAGGED_FORMATS
+
+
+def side_of(article: int, test_fraction: float, dev_fraction: float = 0.0) -> str:
+    """The side of an article (by its hash): test is the first ``test_fraction`` of the hash space,
+    dev the next ``dev_fraction``, train the rest (without dev, a test set stays the same one)."""
+    position = article / _SCALE
+    if position < test_fraction:
+        return "test"
+    return "dev" if position < test_fraction + dev_fraction else "train"
+
+
+@dataclass(frozen=True)
+class SideReport:
+    """What one side of a split got."""
+
+    path: str
+    sentences: int = 0
+    tokens: int = 0
+    articles: int = 0
 
 
 @dataclass(frozen=True)
 class SplitReport:
-    """What a split wrote."""
+    """What a split wrote: one :class:`SideReport` per side written (dev only when asked for)."""
 
-    train_path: str
-    test_path: str
-    train_sentences: int
-    train_tokens: int
-    train_articles: int
-    test_sentences: int
-    test_tokens: int
-    test_articles: int
+    sides: dict[str, SideReport]
+
+    def __getattr__(self, name: str):  # train_path, test_tokens, dev_articles, …
+        side, _, what = name.partition("_")
+        if side in SIDES and side in self.__dict__.get("sides", {}):
+            return getattr(self.sides[side], what)
+        raise AttributeError(name)
 
 
 def select_articles(
-    sentences: Iterable[TaggedSentence], test_fraction: float, seed: int, max_tokens: int | None
-) -> tuple[set[int], set[int]] | None:
+    sentences: Iterable[TaggedSentence], fractions: dict[str, float], seed: int, max_tokens: int | None
+) -> dict[str, set[int]] | None:
     """Hashes of the articles kept on each side under a token budget, or None without a budget.
 
-    The budget is shared as the split: ``(1 - f) * max_tokens`` for train, ``f * max_tokens`` for
-    test. Articles are taken in hash order, so a smaller budget gives a subset of a larger one.
+    The budget is shared as the split: ``fractions[side] * max_tokens`` for each side. Articles
+    are taken in hash order, so a smaller budget gives a subset of a larger one.
     """
     if max_tokens is None:
         return None
@@ -66,16 +85,15 @@ def select_articles(
     for sentence in sentences:
         h = article_hash(_key(sentence), seed)
         sizes[h] = sizes.get(h, 0) + len(sentence.tokens)
-    budgets = {True: test_fraction * max_tokens, False: (1 - test_fraction) * max_tokens}
-    used = {True: 0, False: 0}
-    kept: dict[bool, set[int]] = {True: set(), False: set()}
+    used = dict.fromkeys(fractions, 0)
+    kept: dict[str, set[int]] = {side: set() for side in fractions}
     # A second hash of the article orders the sampling, independent of the side assignment.
     for h in sorted(sizes, key=lambda h: article_hash(str(h), seed + 1)):
-        side = _is_test(h, test_fraction)
-        if used[side] + sizes[h] <= budgets[side]:
+        side = side_of(h, fractions["test"], fractions.get("dev", 0.0))
+        if used[side] + sizes[h] <= fractions[side] * max_tokens:
             kept[side].add(h)
             used[side] += sizes[h]
-    return kept[False], kept[True]
+    return kept
 
 
 def split_corpus(
@@ -83,36 +101,41 @@ def split_corpus(
     out_dir: str,
     *,
     test_fraction: float = 0.1,
+    dev_fraction: float = 0.0,
     seed: int = 0,
     max_tokens: int | None = None,
+    fmt: str = "tsv",
 ) -> SplitReport:
-    """Write ``out_dir/train.tsv`` and ``out_dir/test.tsv``; ``read`` opens the corpus (maybe twice)."""
+    """Write ``out_dir/train.EXT``, ``dev.EXT`` (with a ``dev_fraction``) and ``test.EXT`` in one of
+    :data:`SPLIT_FORMATS`; ``read`` opens the corpus (once per side, and once more for a budget)."""
     if not 0.0 <= test_fraction < 1.0:
         raise InputError(None, f"--test-fraction must be in [0, 1), got {test_fraction}")
+    if not 0.0 <= dev_fraction < 1.0 - test_fraction:
+        raise InputError(None, f"--dev-fraction must be in [0, 1 - test fraction), got {dev_fraction}")
     if max_tokens is not None and max_tokens <= 0:
         raise InputError(None, f"--max-tokens must be positive, got {max_tokens}")
-    selection = select_articles(read(), test_fraction, seed, max_tokens)
+    if fmt not in SPLIT_FORMATS:
+        raise InputError(None, f"unknown split format {fmt!r} (expected one of {', '.join(SPLIT_FORMATS)})")
+    fractions = {"train": 1.0 - test_fraction - dev_fraction, "test": test_fraction}
+    if dev_fraction:
+        fractions["dev"] = dev_fraction
+    selection = select_articles(read(), fractions, seed, max_tokens)
     os.makedirs(out_dir, exist_ok=True)
-    train_path = os.path.join(out_dir, "train.tsv")
-    test_path = os.path.join(out_dir, "test.tsv")
-    counts = {True: [0, 0, set()], False: [0, 0, set()]}
-    with open(train_path, "w", encoding="utf-8") as train_out, open(test_path, "w", encoding="utf-8") as test_out:
-        for sentence in read():
-            h = article_hash(_key(sentence), seed)
-            side = _is_test(h, test_fraction)
-            if selection is not None and h not in selection[side]:
-                continue
-            write_tagged_tsv(test_out if side else train_out, [sentence])
-            counts[side][0] += 1
-            counts[side][1] += len(sentence.tokens)
-            counts[side][2].add(h)
-    return SplitReport(
-        train_path=train_path,
-        test_path=test_path,
-        train_sentences=counts[False][0],
-        train_tokens=counts[False][1],
-        train_articles=len(counts[False][2]),
-        test_sentences=counts[True][0],
-        test_tokens=counts[True][1],
-        test_articles=len(counts[True][2]),
-    )
+    sides = {}
+    for side in (s for s in SIDES if s in fractions):
+        path = os.path.join(out_dir, side + SPLIT_FORMATS[fmt])
+        counts = [0, 0, set()]
+
+        def of_side(side: str = side, counts: list = counts) -> Iterator[TaggedSentence]:
+            for sentence in read():
+                h = article_hash(_key(sentence), seed)
+                if side_of(h, test_fraction, dev_fraction) != side or (selection and h not in selection[side]):
+                    continue
+                counts[0] += 1
+                counts[1] += len(sentence.tokens)
+                counts[2].add(h)
+                yield sentence
+
+        write_tagged(path, fmt, of_side())
+        sides[side] = SideReport(path, counts[0], counts[1], len(counts[2]))
+    return SplitReport(sides)

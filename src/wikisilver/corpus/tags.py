@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from wikisilver.errors import InputError
+from wikisilver.records import EntitySpan
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +35,9 @@ class TaggedSentence:
     conll_tags: tuple[str, ...] | None = None
     title: str | None = None
     sentence_index: int | None = None
+    text: str | None = None  # the sentence's own text, where the corpus keeps it
+    offsets: tuple[tuple[int, int], ...] | None = None  # each token's [start, end) in ``text``
+    spans: tuple[EntitySpan, ...] | None = None  # our corpus's entity spans (with their targets)
 
 
 def iob_to_spans(tags: Sequence[str]) -> list[tuple[int, int, str]]:

@@ -2,8 +2,8 @@
 written so that no reader sees half a file.
 
 The layout of both formats is :mod:`wikisilver.corpus.schema`; :mod:`wikisilver.corpus.read` reads
-them back. A split of the corpus (:mod:`wikisilver.corpus.splits`) is written in the same TSV, with
-a comment line that keeps each sentence's article.
+them back. Each sentence of the TSV follows a comment line that keeps its article and a ``# text = …`` line;
+a split of the corpus (:mod:`wikisilver.corpus.splits`) is written in the same TSV.
 """
 
 from __future__ import annotations
@@ -11,18 +11,19 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TextIO
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from wikisilver.corpus.schema import SENTENCE_SCHEMA
+from wikisilver.corpus.schema import NER_LABEL_IDS, SENTENCE_SCHEMA, TEXT_COMMENT
 from wikisilver.corpus.tags import TaggedSentence
+from wikisilver.errors import OutputError
 from wikisilver.records import EntitySpan, LabelledSentence
 
-_ESCAPES = str.maketrans({"\t": " ", "\n": " ", "\r": " "})
+_ESCAPES = str.maketrans({"\t": " ", "\n": " ", "\r": " "})  # one character for one: offsets hold
 
 
 def sentence_sort_key(sentence: LabelledSentence) -> tuple[int, int]:
@@ -30,14 +31,52 @@ def sentence_sort_key(sentence: LabelledSentence) -> tuple[int, int]:
     return (sentence.page_id, sentence.index)
 
 
+def tsv_comment(page_id: str | None, title: str | None, index: int | None, low_quality: bool) -> str:
+    """The ``# page_id=… title=… sentence=… low_quality=…`` line before a sentence of our TSV
+    (``doc=…`` for a document id that is not a page id)."""
+    fields = []
+    if page_id is not None and page_id.isdigit():
+        fields.append(f"page_id={page_id}")
+    elif page_id is not None:
+        fields.append("doc=" + re.sub(r"\s", "_", page_id))
+    if title:
+        fields.append(f"title={title}")
+    if index is not None:
+        fields.append(f"sentence={index}")
+    fields.append(f"low_quality={int(low_quality)}")
+    return "# " + " ".join(fields).translate(_ESCAPES)
+
+
+def _cells(column: Sequence[str]) -> Sequence[str]:
+    """One column's cells as TSV cells: tabs and line breaks as spaces, an empty cell as "_"."""
+    joined = "".join(column)
+    if "\t" in joined or "\n" in joined or "\r" in joined or "" in column:
+        return tuple(cell.translate(_ESCAPES) or "_" for cell in column)
+    return column
+
+
+def tsv_block(
+    comment: str, text: str | None, columns: Sequence[Sequence[str]],
+    offsets: Sequence[tuple[int, int]] | None,
+) -> str:
+    """One sentence of our TSV: the comment line, ``# text = …`` when the text is known, the token
+    lines (with ``start``/``end`` when the offsets are known) and the blank line after it."""
+    lines = [comment]
+    if text is not None:
+        lines.append(TEXT_COMMENT + text.translate(_ESCAPES))
+    rows = zip(*(_cells(column) for column in columns))
+    if offsets:
+        lines.extend("\t".join(cells) + f"\t{start}\t{end}" for cells, (start, end) in zip(rows, offsets))
+    else:
+        lines.extend(map("\t".join, rows))
+    return "\n".join(lines) + "\n\n"
+
+
 def write_tsv_sentence(handle: TextIO, sentence: LabelledSentence) -> None:
     """Append one sentence in the multitag TSV format (cells never contain tabs or newlines)."""
+    comment = tsv_comment(str(sentence.page_id), sentence.title, sentence.index, sentence.low_quality)
     columns = (sentence.tokens, sentence.lemmas, sentence.pos, sentence.dbpedia_tags, sentence.conll_tags)
-    joined = "".join(sentence.tokens) + "".join(sentence.lemmas) + "".join(sentence.pos)
-    if "\t" in joined or "\n" in joined or "\r" in joined or any("" in column for column in columns):
-        columns = tuple(tuple(cell.translate(_ESCAPES) or "_" for cell in column) for column in columns)
-    handle.write("\n".join(map("\t".join, zip(*columns))))
-    handle.write("\n\n")
+    handle.write(tsv_block(comment, sentence.text if sentence.offsets else None, columns, sentence.offsets))
 
 
 def _span_dict(span: EntitySpan) -> dict:
@@ -52,20 +91,22 @@ def _span_dict(span: EntitySpan) -> dict:
 
 
 def sentences_to_table(sentences: Iterable[LabelledSentence]) -> pa.Table:
-    """A Parquet-ready table of sentences with :data:`SENTENCE_SCHEMA`.
-
-    Column by column, and the token tuples as they are (Arrow reads any sequence): no per-row
-    copies into lists."""
+    """A Parquet-ready table of sentences with :data:`SENTENCE_SCHEMA`, one column at a time."""
     rows = list(sentences)
     columns = {
+        "id": [s.sentence_id for s in rows],
         "title": [s.title for s in rows],
         "page_id": [s.page_id for s in rows],
         "sentence_index": [s.index for s in rows],
+        "text": [s.text for s in rows],
         "tokens": [s.tokens for s in rows],
+        "token_starts": [[start for start, _ in s.offsets] for s in rows],
+        "token_ends": [[end for _, end in s.offsets] for s in rows],
         "lemmas": [s.lemmas for s in rows],
         "pos": [s.pos for s in rows],
         "dbpedia_tags": [s.dbpedia_tags for s in rows],
         "conll_tags": [s.conll_tags for s in rows],
+        "ner_tags": [[NER_LABEL_IDS.get(tag, 0) for tag in s.conll_tags] for s in rows],
         "spans": [[_span_dict(span) for span in s.spans] for s in rows],
         "low_quality": [s.low_quality for s in rows],
         "quality_reasons": [s.quality_reasons for s in rows],
@@ -81,59 +122,67 @@ def write_part(
 
     Rows are flushed in row groups so a part never has to be held twice in memory.
     """
-    count = 0
-    batch: list[LabelledSentence] = []
-    writer = pq.ParquetWriter(str(parquet_path), SENTENCE_SCHEMA, compression="zstd")
     try:
         with open(tsv_path, "w", encoding="utf-8", newline="\n") as tsv:
-            for sentence in sentences:
-                write_tsv_sentence(tsv, sentence)
-                batch.append(sentence)
-                count += 1
-                if len(batch) >= row_group_size:
-                    writer.write_table(sentences_to_table(batch))
-                    batch = []
-            if batch or count == 0:
+
+            def each() -> Iterable[LabelledSentence]:
+                for sentence in sentences:
+                    write_tsv_sentence(tsv, sentence)
+                    yield sentence
+
+            return write_parquet(each(), parquet_path, row_group_size)
+    except OSError as error:  # a full disk: name the part, which the OS error does not
+        raise OutputError(str(tsv_path), f"cannot write this part or {Path(parquet_path).name}: "
+                                         f"{error.strerror or error}") from None
+
+
+def write_parquet(sentences: Iterable[LabelledSentence], path: str | Path, row_group_size: int = 20_000) -> int:
+    """Sentences as one Parquet file of our schema, in row groups; returns sentences written."""
+    count = 0
+    batch: list[LabelledSentence] = []
+    with pq.ParquetWriter(str(path), SENTENCE_SCHEMA, compression="zstd") as writer:
+        for sentence in sentences:
+            batch.append(sentence)
+            count += 1
+            if len(batch) >= row_group_size:
                 writer.write_table(sentences_to_table(batch))
-    finally:
-        writer.close()
+                batch = []
+        if batch or count == 0:
+            writer.write_table(sentences_to_table(batch))
     return count
 
 
 def write_tagged_tsv(handle: TextIO, sentences: Iterable[TaggedSentence]) -> int:
-    """Sentences in the multitag TSV, each after a ``# page_id=… title=…`` comment; returns tokens."""
+    """Sentences in the multitag TSV, each after its ``# page_id=… title=…`` comment; returns tokens."""
     tokens = 0
     for s in sentences:
-        fields = []
-        if s.doc_id is not None and s.doc_id.isdigit():
-            fields.append(f"page_id={s.doc_id}")
-        elif s.doc_id is not None:
-            fields.append("doc=" + re.sub(r"\s", "_", s.doc_id))
-        if s.title:
-            fields.append(f"title={s.title}")
-        if s.sentence_index is not None:
-            fields.append(f"sentence={s.sentence_index}")
-        fields.append(f"low_quality={int(s.low_quality)}")
-        lines = ["# " + " ".join(fields).replace("\n", " ")]
+        n = len(s.tokens)
         conll = s.conll_tags or s.tags
-        dbpedia = s.dbpedia_tags or conll
-        lemmas = s.lemmas or ("_",) * len(s.tokens)
-        pos = s.pos or ("_",) * len(s.tokens)
-        for cells in zip(s.tokens, lemmas, pos, dbpedia, conll):
-            lines.append("\t".join(c.replace("\t", " ") or "_" for c in cells))
-        handle.write("\n".join(lines))
-        handle.write("\n\n")
-        tokens += len(s.tokens)
+        columns = (s.tokens, s.lemmas or ("_",) * n, s.pos or ("_",) * n, s.dbpedia_tags or conll, conll)
+        comment = tsv_comment(s.doc_id, s.title, s.sentence_index, s.low_quality)
+        handle.write(tsv_block(comment, s.text, columns, s.offsets))
+        tokens += n
     return tokens
 
 
 def write_json_atomic(path: str | Path, data: object) -> None:
     """Write JSON through a temporary file and a rename, so readers never see half a file."""
+    write_text_atomic(path, json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
+
+
+def write_text_atomic(path: str | Path, text: str) -> None:
+    """Write a text file through a temporary file and a rename, so readers never see half a file.
+
+    A write that fails (a full disk) leaves no temporary file and raises :class:`OutputError`
+    naming the path."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, ensure_ascii=False, indent=2, sort_keys=True)
-        handle.write("\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except OSError as error:
+        tmp.unlink(missing_ok=True)
+        raise OutputError(str(path), f"cannot write: {error.strerror or error}") from None

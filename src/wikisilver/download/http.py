@@ -1,7 +1,8 @@
 """Getting the inputs of steps 1 and 2, its HTTP: requests with our User-Agent, retried with backoff.
 
 A transient failure (connection reset, timeout, 5xx, short read) is retried after an exponentially
-growing pause; a 4xx is the user's to fix and becomes one :class:`InputError` line. Only the standard
+growing pause; a 4xx, a host name that does not resolve and a refused connection are the user's to
+fix and become one :class:`InputError` line at once. Only the standard
 library is used.
 """
 
@@ -47,6 +48,19 @@ TRANSIENT = (
 )
 
 
+def network_failure(url: str, error: BaseException) -> Exception:
+    """What to raise for a network error: an :class:`InputError` at once when retrying cannot help
+    (the host name does not resolve, nothing listens on the port: offline, a typo'd mirror), else
+    :class:`Retryable`."""
+    reason = getattr(error, "reason", error)
+    if isinstance(reason, socket.gaierror):
+        return InputError(url, f"cannot resolve the host name ({reason.strerror or reason}); "
+                               "check the URL and the network")
+    if isinstance(reason, ConnectionRefusedError):
+        return InputError(url, "connection refused: nothing answers at that address; check the URL")
+    return Retryable(str(reason))
+
+
 def _request(url: str, headers: dict[str, str] | None = None) -> urllib.request.Request:
     return urllib.request.Request(url, headers={"User-Agent": USER_AGENT, **(headers or {})})
 
@@ -65,7 +79,7 @@ def open_url(url: str, headers: dict[str, str] | None = None) -> http.client.HTT
             raise InputError(url, f"refused by the server (HTTP {error.code} {error.reason})") from None
         raise Retryable(f"HTTP {error.code} {error.reason}") from None
     except TRANSIENT as error:
-        raise Retryable(str(getattr(error, "reason", error))) from None
+        raise network_failure(url, error) from None
 
 
 def _sleep(seconds: float) -> None:
@@ -100,7 +114,7 @@ def fetch_text(
             with open_url(url) as response:
                 return response.read().decode("utf-8", errors="replace")
         except TRANSIENT as error:
-            raise Retryable(str(error)) from None
+            raise network_failure(url, error) from None
 
     return with_retries(url, action, policy, sleep)  # type: ignore[return-value]
 
@@ -125,6 +139,6 @@ def probe_size(
                 return None  # some servers refuse HEAD; the GET will tell
             raise Retryable(f"HTTP {error.code}") from None
         except TRANSIENT as error:
-            raise Retryable(str(error)) from None
+            raise network_failure(url, error) from None
 
     return with_retries(url, action, policy, sleep)  # type: ignore[return-value]

@@ -13,13 +13,14 @@ A dump is read in layers, one module each:
   records, and a :class:`~wikisilver.records.PageReject` for every piece that cannot be read.
 """
 
-from wikisilver.dump.pages import iter_pages, iter_pages_in_range
+from wikisilver.dump.pages import first_pages, iter_pages, iter_pages_in_range
 from wikisilver.dump.siteinfo import SiteInfo, check_dump, dump_language, read_siteinfo, wiki_date_from_name, wiki_namespaces
 from wikisilver.dump.streams import read_multistream_index, stream_ranges
 
 __all__ = [
     "SiteInfo",
     "dump_language",
+    "first_pages",
     "iter_pages",
     "iter_pages_in_range",
     "read_multistream_index",

@@ -20,7 +20,7 @@ import html
 import os
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from wikisilver.dump.encoding import text_chunks
 from wikisilver.dump.siteinfo import PAGE_OPEN, SiteInfo, local_tag, parse_header
@@ -28,9 +28,11 @@ from wikisilver.dump.streams import Break
 from wikisilver.errors import DumpError, InputError
 from wikisilver.records import Page, PageReject
 
-# A page longer than this is not wikitext but a broken stream with no </page>; cut it off
-# rather than buffer the rest of the file.
-MAX_PAGE_BYTES = 256 << 20
+# What one page may hold in memory. A longer page (or a broken stream with no </page>) is rejected
+# and skipped up to its </page> without being held whole. The largest real pages are a few MB;
+# 32 MiB is over 2.7 times the XML of a page at the default --max-page-chars (2,000,000 characters
+# of up to 6 bytes each, as "&quot;"), which extraction rejects anyway.
+MAX_PAGE_BYTES = 32 << 20
 _SNIPPET = 200
 _NL = b"\n"
 _PAGE_CLOSE = b"</page>"
@@ -144,6 +146,7 @@ def _split_pages(
     header = True  # before the first page: the gap holds <mediawiki> and <siteinfo>
     parser = _PageParser(source, SiteInfo())
     broken = False  # the last thing read was a Break: its reject already says the rest is lost
+    skipping = False  # inside a page rejected as too long: dropped up to its </page>
 
     def at(index: int) -> int | None:
         return base + index if exact_offsets else None
@@ -173,7 +176,7 @@ def _split_pages(
             base += len(buf)
             buf, pos, counted, open_from, close_from = b"", 0, 0, base, base
             exact_offsets = False
-            broken = True
+            broken, skipping = True, False
             continue
         broken = False
         if pos:  # drop the consumed prefix, counting its lines for error messages
@@ -184,6 +187,13 @@ def _split_pages(
             pos = 0
         buf = buf + item if buf else item
         while True:
+            if skipping:
+                end = buf.find(_PAGE_CLOSE, pos)
+                if end < 0:
+                    pos = max(pos, len(buf) - len(_PAGE_CLOSE) + 1)
+                    break
+                pos, skipping = end + len(_PAGE_CLOSE), False
+                open_from = base + pos
             start = buf.find(PAGE_OPEN, max(pos, open_from - base))
             if start < 0:
                 open_from = base + max(pos, len(buf) - len(PAGE_OPEN) + 1)
@@ -211,10 +221,10 @@ def _split_pages(
                 if len(buf) - start > MAX_PAGE_BYTES:
                     page_id, title = _raw_identity(buf[start : start + 4096])
                     yield PageReject(source, "xml_error", f"{source}: line {line_of(start)}: <page> longer than "
-                                     f"{MAX_PAGE_BYTES} bytes without </page>", page_id, title, at(start),
+                                     f"{MAX_PAGE_BYTES} bytes; skipped", page_id, title, at(start),
                                      _snippet(buf[start:]))
-                    pos = open_from = len(buf)  # resynchronize at the next <page>
-                    open_from += base
+                    pos, skipping = start + len(PAGE_OPEN), True  # drop it up to its </page>
+                    continue
                 break
             nested = buf.find(PAGE_OPEN, start + len(PAGE_OPEN), end)
             if nested >= 0:  # a page lost its </page>: reject it, read on from the next one
@@ -264,6 +274,18 @@ def _safe_header(source: str, head: bytes) -> SiteInfo:
         return parse_header(source, head)
     except DumpError:
         return SiteInfo()  # a broken header must not stop the pages; read_siteinfo reports it
+
+
+def first_pages(records: Iterable[Page | PageReject], max_pages: int) -> Iterator[Page | PageReject]:
+    """The records up to the ``max_pages``-th page read (a reject that names a page counts: it was
+    read), so that a trial run's counts still add up; stream errors before it pass too."""
+    read = 0
+    for record in records:
+        if read >= max_pages:
+            return
+        if isinstance(record, Page) or record.page_id is not None or record.title is not None:
+            read += 1
+        yield record
 
 
 def iter_pages(path: str) -> Iterator[Page | PageReject]:

@@ -78,7 +78,3 @@ class BloomFilter:
             raise ValueError("only filters of the same size and number of hashes can be merged")
         merged = int.from_bytes(self.array, "little") | int.from_bytes(other.array, "little")
         return BloomFilter(self.bits, self.hashes, merged.to_bytes(self.bits // 8, "little"))
-
-    def fill_ratio(self) -> float:
-        """Share of bits set (about 0.5 at the designed capacity)."""
-        return int.from_bytes(self.array, "little").bit_count() / self.bits

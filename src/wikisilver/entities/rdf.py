@@ -4,8 +4,6 @@
   :func:`iter_instance_types`. Tens of millions of lines, so no rdflib: a one-regex fast path for
   the N-Triples layout DBpedia ships, and a small line tokenizer for Turtle (``@prefix``/``PREFIX``
   declarations, prefixed names, ``a``, and ``;``/``,`` continuations across lines).
-* DBpedia ``owl:sameAs`` links to other-language chapters: :func:`iter_same_as` (aliases and
-  cross-language typing).
 
 The Turtle terms (:data:`TURTLE_TERM`, :class:`TurtleState`) also serve the infobox mappings
 (:mod:`wikisilver.entities.infobox`). Malformed input is skipped and counted in
@@ -29,7 +27,6 @@ log = logging.getLogger(__name__)
 
 DBO = "http://dbpedia.org/ontology/"
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
-OWL_SAME_AS = "http://www.w3.org/2002/07/owl#sameAs"
 MAX_WARNINGS = 20
 
 # Resource IRIs of the DBpedia chapters: dbpedia.org is English, xx.dbpedia.org is language xx.
@@ -69,6 +66,7 @@ class TripleReadStats:
     malformed: int = 0
     warnings: int = field(default=0, repr=False)
     malformed_lines: list[int] = field(default_factory=list, repr=False)  # first few, for reports
+    header_check: bool = field(default=False, repr=False)  # a malformed line raises (check_header)
 
 
 class _Warner:
@@ -78,6 +76,8 @@ class _Warner:
 
     def malformed(self, number: int, reason: str) -> None:
         stats = self.stats
+        if stats.header_check:
+            raise InputError(self.path, f"not N-Triples or Turtle: {reason}", f"line {number}")
         stats.malformed += 1
         stats.warnings += 1
         if len(stats.malformed_lines) < 100:
@@ -88,11 +88,22 @@ class _Warner:
             log.warning("%s: more malformed lines, further warnings suppressed", self.path)
 
 
-def _lines(path: str) -> Iterator[tuple[int, str]]:
+MAX_LINE = 1 << 20  # characters; DBpedia's lines are well under 1 kB
+
+
+def _lines(path: str) -> Iterator[tuple[int, str | None]]:
+    """(number, line) of a text file, read in bounded pieces: a line over MAX_LINE characters is
+    skipped without being held, and comes as (number, None)."""
     with open_text(path, errors="replace") as handle:
         number = 0
         try:
-            for number, line in enumerate(handle, 1):
+            while line := handle.readline(MAX_LINE):
+                number += 1
+                if len(line) == MAX_LINE and not line.endswith("\n"):
+                    while (rest := handle.readline(MAX_LINE)) and not rest.endswith("\n"):
+                        pass
+                    yield number, None
+                    continue
                 yield number, line
         except InputError as error:
             raise InputError(path, error.reason, f"line {number + 1}") from None
@@ -233,6 +244,10 @@ def iter_triples(path: str, stats: TripleReadStats | None = None) -> Iterator[tu
     first_content = True
     for number, line in _lines(path):
         stats.lines += 1
+        if line is None:
+            warner.malformed(number, f"line longer than {MAX_LINE:,} characters")
+            state.reset()
+            continue
         m = nt_match(line)
         if m is not None and state.subject is None:
             stats.triples += 1
@@ -250,6 +265,13 @@ def iter_triples(path: str, stats: TripleReadStats | None = None) -> Iterator[tu
             yield triple
     if state.subject is not None:
         warner.malformed(stats.lines, "file ends inside a statement")
+
+
+def check_header(path: str) -> None:
+    """Before any work: a types file's first statement (everything up to its first triple) must
+    parse, else one InputError naming file and line."""
+    for _triple in iter_triples(path, TripleReadStats(header_check=True)):
+        return
 
 
 def iter_instance_types(path: str, stats: TripleReadStats | None = None) -> Iterator[tuple[str, str]]:
@@ -277,26 +299,3 @@ def iter_instance_types(path: str, stats: TripleReadStats | None = None) -> Iter
             continue
         stats.kept += 1
         yield resource[1], cls
-
-
-def iter_same_as(path: str, stats: TripleReadStats | None = None) -> Iterator[tuple[str, str, str]]:
-    """(title, other language, other title) of ``owl:sameAs`` links between DBpedia chapters.
-
-    Only links from a DBpedia resource to a resource of *another* language chapter are kept
-    (Wikidata, Freebase, YAGO and same-language links are skipped and counted as other objects).
-    """
-    stats = stats if stats is not None else TripleReadStats()
-    for subject, predicate, obj in iter_triples(path, stats):
-        if predicate != OWL_SAME_AS:
-            stats.other_predicates += 1
-            continue
-        source = resource_title(subject)
-        if source is None:
-            stats.other_subjects += 1
-            continue
-        target = resource_title(obj)
-        if target is None or target[0] == source[0]:
-            stats.other_objects += 1
-            continue
-        stats.kept += 1
-        yield source[1], target[0], target[1]

@@ -3,8 +3,9 @@
 The alternative to reading DBpedia's instance-type dump (:func:`wikisilver.entities.rdf.iter_instance_types`):
 ask a Virtuoso/Oxigraph/Fuseki mirror for the ``rdf:type`` classes, in the DBpedia ontology
 namespace, of the titles a run needs. Titles go in batches as a ``VALUES`` list of resource IRIs,
-escaped the way DBpedia writes them (:func:`resource_iris`), through SPARQLWrapper with JSON
-results.
+escaped the way DBpedia writes them (:func:`resource_iris`), built by SPARQLWrapper with JSON
+results and sent by :mod:`~wikisilver.entities.bounded_http`, which bounds each request's total time
+(``--sparql-timeout``, however slowly the endpoint trickles) and its answer's size.
 
 A corpus typed from half-answered queries would be silently wrong, so failures are never papered
 over: connection errors, timeouts, HTTP 5xx/429 and unreadable answers are retried with capped
@@ -17,7 +18,6 @@ asked again rather than used.
 
 from __future__ import annotations
 
-import ast
 import http.client
 import json
 import logging
@@ -28,15 +28,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from SPARQLWrapper import JSON, POST, GET, URLENCODED, SPARQLWrapper
-from SPARQLWrapper.SPARQLExceptions import (
-    EndPointInternalError,
-    EndPointNotFound,
-    QueryBadFormed,
-    SPARQLWrapperException,
-    Unauthorized,
-    URITooLong,
-)
 
+from wikisilver.entities.bounded_http import AnswerTooLarge, fetch
 from wikisilver.errors import WikisilverError
 
 log = logging.getLogger(__name__)
@@ -80,7 +73,8 @@ class SparqlConfig:
 
     endpoint: str
     batch_size: int = 200  # titles per query (each may add two IRIs, see resource_iris)
-    timeout: float = 30.0  # seconds per request
+    timeout: float = 30.0  # seconds per request, all of it (connecting, waiting, reading the answer)
+    max_answer_bytes: int = 64 << 20  # a larger answer fails the batch
     retries: int = 4  # retries after the first attempt of each request
     backoff: float = 1.0  # first wait in seconds; doubles per retry, capped at MAX_BACKOFF
     resource_prefix: str = "http://dbpedia.org/resource/"
@@ -96,8 +90,9 @@ class SparqlConfig:
         for name, iri in (("graph", self.graph), ("resource prefix", self.resource_prefix)):
             if iri is not None and (not iri or any(c in _NOT_IN_IRIREF or c.isspace() for c in iri)):
                 raise SparqlError(self.endpoint, "configuration", f"{name} {iri!r} is not a valid IRI")
-        if self.timeout <= 0 or self.retries < 0 or self.backoff < 0:
-            raise SparqlError(self.endpoint, "configuration", "timeout must be > 0, retries and backoff >= 0")
+        if self.timeout <= 0 or self.retries < 0 or self.backoff < 0 or self.max_answer_bytes < 1:
+            raise SparqlError(self.endpoint, "configuration",
+                              "timeout and answer size limit must be > 0, retries and backoff >= 0")
 
 
 def _escape(local: str, ascii_only: bool) -> str:
@@ -176,34 +171,19 @@ def _one_line(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _http_reason(err: BaseException) -> str:
-    # SPARQLWrapper keeps the server's answer only inside its message, as a bytes repr; the
-    # server's own words (Virtuoso's "SR483", a parser's line number) are the useful part.
-    _, found, raw = str(err).partition("\n\nResponse:\n")
-    body: object = None
-    if found:
-        try:
-            body = ast.literal_eval(raw)
-        except (ValueError, SyntaxError):
-            body = None
-    detail = ""
-    if isinstance(body, bytes) and body.strip():
-        detail = ": " + _one_line(body.decode("utf-8", "replace"))
-    names = {
-        QueryBadFormed: "HTTP 400 bad query",
-        Unauthorized: "HTTP 401 unauthorized",
-        EndPointNotFound: "HTTP 404 no SPARQL endpoint at this URL",
-        URITooLong: "HTTP 414 query too long (lower the batch size)",
-        EndPointInternalError: "HTTP 500 internal error",
-    }
-    for kind, name in names.items():
-        if isinstance(err, kind):
-            return name + detail
-    return _one_line(str(err)) or type(err).__name__
+# What a status means to a SPARQL client, said in the message.
+_STATUS_NAMES = {
+    400: "HTTP 400 bad query",
+    401: "HTTP 401 unauthorized",
+    404: "HTTP 404 no SPARQL endpoint at this URL",
+    414: "HTTP 414 query too long (lower the batch size)",
+    500: "HTTP 500 internal error",
+}
 
 
 def _send(config: SparqlConfig, query: str, timeout: float) -> dict:
-    """One request; raises _Rejected, _Truncated, or a transient error for the retry loop."""
+    """One request, all of it within ``timeout`` seconds and its answer within the size limit;
+    raises _Rejected, _Truncated, AnswerTooLarge, or a transient error for the retry loop."""
     wrapper = SPARQLWrapper(config.endpoint)
     wrapper.setQuery(query)
     wrapper.setReturnFormat(JSON)
@@ -212,26 +192,18 @@ def _send(config: SparqlConfig, query: str, timeout: float) -> dict:
         wrapper.setRequestMethod(URLENCODED)
     else:
         wrapper.setMethod(GET)
-    # setTimeout() truncates to whole seconds (and 0 means "none"): keep the float as given.
-    wrapper.timeout = timeout
     try:
-        result = wrapper.query()
-    except (QueryBadFormed, Unauthorized, EndPointNotFound, URITooLong) as err:
-        raise _Rejected(_http_reason(err)) from None
+        # SPARQLWrapper builds the request (parameters, Accept header); the transport is ours,
+        # because urllib's timeout bounds each socket read, not the request.
+        headers, body = fetch(wrapper._createRequest(), timeout, config.max_answer_bytes)
     except urllib.error.HTTPError as err:
         if 400 <= err.code < 500 and err.code not in (408, 429):
             raise _Rejected(_describe(err, timeout)) from None
         raise
-    response = result.response
-    try:
-        headers = response.headers if hasattr(response, "headers") else response.info()
-        # Virtuoso caps result rows (ResultSetMaxRows) and, under load, may return "anytime"
-        # partial results; both come back as HTTP 200 with one of these headers.
-        capped = headers.get("X-SPARQL-MaxRows")
-        partial = headers.get("X-SQL-State") if headers.get("X-SQL-State") == "S1TAT" else None
-        body = response.read()
-    finally:
-        response.close()
+    # Virtuoso caps result rows (ResultSetMaxRows) and, under load, may return "anytime"
+    # partial results; both come back as HTTP 200 with one of these headers.
+    capped = headers.get("X-SPARQL-MaxRows")
+    partial = headers.get("X-SQL-State") if headers.get("X-SQL-State") == "S1TAT" else None
     if capped or partial:
         raise _Truncated(f"endpoint truncated the answer ({'row cap ' + capped if capped else 'anytime query timeout'})")
     try:
@@ -246,8 +218,6 @@ def _send(config: SparqlConfig, query: str, timeout: float) -> dict:
 # Failures worth another try: the network, the server's load, a proxy's garbled page.
 _TRANSIENT = (
     urllib.error.URLError,  # includes HTTPError 5xx/408/429 re-raised by _send
-    EndPointInternalError,
-    SPARQLWrapperException,
     http.client.HTTPException,
     OSError,  # connection refused/reset, socket timeouts
     ValueError,  # unreadable answer
@@ -264,6 +234,8 @@ def _ask(config: SparqlConfig, query: str, batch: str, retries: int, timeout: fl
             raise SparqlError(config.endpoint, batch, f"query rejected: {err}") from None
         except _Truncated:
             raise
+        except AnswerTooLarge as err:
+            raise SparqlError(config.endpoint, batch, f"{err} (--sparql-max-answer-mb)") from None
         except _TRANSIENT as err:
             reason = _describe(err, timeout)
             if attempt == attempts:
@@ -285,9 +257,8 @@ def _describe(err: BaseException, timeout: float) -> str:
             body = err.read(300).decode("utf-8", "replace").strip()
         except (OSError, http.client.HTTPException):
             body = ""
-        return f"HTTP {err.code} {err.reason}" + (f": {_one_line(body)}" if body else "")
-    if isinstance(err, (SPARQLWrapperException,)):
-        return _http_reason(err)
+        name = _STATUS_NAMES.get(err.code, f"HTTP {err.code} {err.reason}")
+        return name + (f": {_one_line(body)}" if body else "")
     if isinstance(err, urllib.error.URLError):
         inner = err.reason
         if isinstance(inner, TimeoutError):

@@ -2,8 +2,9 @@
 
 Wikimedia publishes these tables as ``mysqldump`` output: a ``CREATE TABLE`` statement, then
 ``INSERT INTO `t` VALUES (…),(…);`` lines that can be hundreds of MB each, plain (old dumps) or
-gzip-compressed (current dumps). The readers here stream them tuple by tuple: a line is scanned
-with an anchored regex per value, never split or copied as a whole, so memory stays flat.
+gzip-compressed (current dumps). The readers here stream them tuple by tuple: a line is read in
+1 MiB pieces and scanned with an anchored regex per value, a tuple cut by a piece's end parsed
+again with the next piece, so one line is never held whole and memory stays flat.
 
 Columns are looked up by *name* from the ``CREATE TABLE`` statement, because the ``page``
 schema changed (2016 dumps carry ``page_counter`` and ``page_restrictions``; current ones drop
@@ -13,15 +14,15 @@ Bad input is counted, not fatal: a tuple that does not parse is skipped (the sca
 the next tuple), a warning names file and line, and :class:`SqlReadStats` keeps the counts for
 the run's stats. A file that is not a SQL dump at all raises :class:`InputError`.
 
-:func:`join_redirects` resolves redirects in memory, for tests and small wikis only; the Beam
-pipeline joins ``page`` and ``redirect`` rows by page id (``CoGroupByKey``) instead.
+The Beam pipeline joins ``page`` and ``redirect`` rows by page id (``CoGroupByKey``,
+``pipelines/evidence.py``): nothing here holds a whole table.
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from wikisilver.errors import InputError
@@ -105,16 +106,47 @@ class PagePropRow:
     value: str | None
 
 
-def _lines(path: str) -> Iterator[bytes]:
-    """Lines of a plain or gzip SQL dump; a broken gzip stream ends in one clear InputError."""
-    with open_binary(path) as handle:
-        count = 0
+PIECE = 1 << 20  # bytes read at a time: a 200 MB INSERT line is never held whole
+MAX_TUPLE = 16 << 20  # a value tuple longer than this is malformed, not buffered
+
+
+class _Line:
+    """One line of a dump, read in pieces of at most PIECE bytes; ``more()`` gives the next piece
+    (b"" at the end of the line)."""
+
+    def __init__(self, path: str, handle, number: int, first: bytes) -> None:
+        self.path, self.handle, self.number = path, handle, number
+        self.done = first.endswith(b"\n") or len(first) < PIECE
+
+    def more(self) -> bytes:
+        if self.done:
+            return b""
         try:
-            for line in handle:
-                count += 1
-                yield line
+            piece = self.handle.readline(PIECE)
         except InputError as error:
-            raise InputError(path, error.reason, f"line {count + 1}") from None
+            raise InputError(self.path, error.reason, f"line {self.number}") from None
+        if piece.endswith(b"\n") or len(piece) < PIECE:
+            self.done = True
+        return piece
+
+
+def _lines(path: str) -> Iterator[tuple[int, bytes, _Line]]:
+    """(number, first piece, the rest) of each line of a plain or gzip SQL dump; the rest of a line
+    the caller did not read is skipped. A broken gzip stream ends in one clear InputError."""
+    with open_binary(path) as handle:
+        number = 0
+        while True:
+            try:
+                first = handle.readline(PIECE)
+            except InputError as error:
+                raise InputError(path, error.reason, f"line {number + 1}") from None
+            if not first:
+                return
+            number += 1
+            line = _Line(path, handle, number, first)
+            yield number, first, line
+            while line.more():
+                pass
 
 
 class _Reader:
@@ -144,55 +176,79 @@ class _Reader:
             return raw.decode("utf-8", errors="replace")
 
     def tuples(
-        self, line: bytes, pos: int, line_number: int, keep: frozenset[int] | None = None
+        self, buf: bytes, line: _Line, pos: int, keep: frozenset[int] | None = None
     ) -> Iterator[tuple]:
-        """The value tuples of one INSERT line, from ``pos`` (just after VALUES).
+        """The value tuples of one INSERT line, from ``pos`` of its first piece ``buf`` (just after
+        VALUES), reading the rest of the line as it goes: at most a tuple and a piece in memory.
 
         Values at positions outside ``keep`` are checked but not converted (they come back as
-        None): decoding the columns nobody reads is a third of the scan time.
+        None): the tables of a full dump have many columns that no caller reads.
         """
-        stats = self.stats
-        match_value = _VALUE.match
-        end = len(line)
-        while pos < end:
-            if line[pos : pos + 1] != b"(":
-                tail = line[pos:].strip()
-                if tail not in (b";", b""):
+        stats, line_number = self.stats, line.number
+        buf = buf.rstrip(b"\r\n") if line.done else buf
+        while True:
+            if len(buf) - pos < 2 and not line.done:
+                buf, pos = buf[pos:] + line.more(), 0
+                buf = buf.rstrip(b"\r\n") if line.done else buf
+            if buf[pos : pos + 1] != b"(":
+                tail = buf[pos:].strip()
+                if tail not in (b";", b"") or not line.done:
                     stats.malformed_lines += 1
-                    self.warn(line_number, f"unexpected text after the last tuple at column {pos + 1}")
+                    self.warn(line_number, f"unexpected text after the last tuple at byte {pos + 1} of a piece")
                 return
-            pos += 1
-            values: list = []
-            while True:
-                m = match_value(line, pos)
-                if m is None:
-                    break
-                raw, null, number, sep = m.groups()
-                if keep is not None and len(values) not in keep:
-                    values.append(None)
-                elif raw is not None:
-                    values.append(self.decode(raw, line_number))
-                elif null is not None:
-                    values.append(None)
-                elif b"." in number or b"e" in number or b"E" in number:
-                    values.append(float(number))
-                else:
-                    values.append(int(number))
-                pos = m.end()
-                if sep == b")":
-                    break
-            if m is None:
+            parsed = self._tuple(buf, pos + 1, keep, line_number)
+            while parsed is None and not line.done and len(buf) - pos < MAX_TUPLE:
+                # The tuple may go on in the next piece: read it and parse the tuple again.
+                buf, pos = buf[pos:] + line.more(), 0
+                buf = buf.rstrip(b"\r\n") if line.done else buf
+                parsed = self._tuple(buf, pos + 1, keep, line_number)
+            if parsed is None:
                 stats.malformed_tuples += 1
-                self.warn(line_number, f"malformed value tuple at column {pos + 1}; skipped")
-                resync = _RESYNC.search(line, pos)
-                if resync is None:
+                self.warn(line_number, "malformed value tuple; skipped")
+                buf, pos = self._resync(buf, pos + 1, line)
+                if pos is None:
                     return
-                pos = resync.start() + 2
                 continue
+            values, pos = parsed
             stats.rows += 1
             yield tuple(values)
-            if line[pos : pos + 1] == b",":
+            if buf[pos : pos + 1] == b",":
                 pos += 1
+
+    def _tuple(self, buf: bytes, pos: int, keep: frozenset[int] | None, line_number: int) -> tuple[list, int] | None:
+        """The values of the tuple whose '(' is just before ``pos``, and where it ends; None if it
+        does not parse (or does not end) within ``buf``."""
+        values: list = []
+        match_value = _VALUE.match
+        while True:
+            m = match_value(buf, pos)
+            if m is None:
+                return None
+            raw, null, number, sep = m.groups()
+            if keep is not None and len(values) not in keep:
+                values.append(None)
+            elif raw is not None:
+                values.append(self.decode(raw, line_number))
+            elif null is not None:
+                values.append(None)
+            elif b"." in number or b"e" in number or b"E" in number:
+                values.append(float(number))
+            else:
+                values.append(int(number))
+            pos = m.end()
+            if sep == b")":
+                return values, pos
+
+    @staticmethod
+    def _resync(buf: bytes, pos: int, line: _Line) -> tuple[bytes, int | None]:
+        """Where the next tuple starts after a malformed one, reading on through the line."""
+        while True:
+            found = _RESYNC.search(buf, pos)
+            if found is not None:
+                return buf, found.start() + 2
+            if line.done:
+                return buf, None
+            buf, pos = buf[-2:] + line.more(), 0
 
 
 def _scan(
@@ -207,7 +263,7 @@ def _scan(
     columns: dict[str, list[str]] = {}
     creating: tuple[str, list[str]] | None = None
     seen_sql = False
-    for number, line in enumerate(_lines(path), 1):
+    for number, line, rest in _lines(path):
         stats.lines += 1
         if creating is not None:
             if line.startswith(b")"):
@@ -230,7 +286,7 @@ def _scan(
             keep = None
             if wanted is not None and table in columns:
                 keep = frozenset(i for i, name in enumerate(columns[table]) if name in wanted)
-            for row in reader.tuples(line.rstrip(b"\r\n"), m.end(), number, keep):
+            for row in reader.tuples(line, rest, m.end(), keep):
                 yield table, columns.get(table), row
             continue
         if line.startswith(b"CREATE TABLE"):
@@ -249,6 +305,24 @@ def _scan(
         raise InputError(path, "not a MySQL table dump: no CREATE TABLE or INSERT INTO statement")
 
 
+def check_table(path: str, table: str) -> None:
+    """Before any work: the dump's first statement is a CREATE TABLE or INSERT INTO of ``table``,
+    else one InputError naming file and line (the lines are read in bounded pieces)."""
+    for number, line, _rest in _lines(path):
+        found = _CREATE.match(line) or _INSERT.match(line)
+        if found:
+            name = found.group(1).decode("utf-8", "replace")
+            if name != table:
+                raise InputError(path, f"a dump of table `{name}`, not `{table}`", f"line {number}")
+            return
+        stripped = line.strip()
+        if number > 200 or (stripped and not stripped.startswith(
+                (b"--", b"/*", b"DROP", b"SET", b"LOCK", b"UNLOCK", b"USE", b"#"))):
+            raise InputError(path, f"not a MySQL dump of table `{table}` (expected CREATE TABLE or INSERT INTO)",
+                             f"line {number}")
+    raise InputError(path, f"not a MySQL dump of table `{table}`: no CREATE TABLE or INSERT INTO statement")
+
+
 def iter_rows(path: str, stats: SqlReadStats | None = None) -> Iterator[tuple]:
     """Every value tuple of every INSERT in a dump, as Python values (str, int, float, None)."""
     for _table, _columns, row in _scan(path, stats):
@@ -258,7 +332,7 @@ def iter_rows(path: str, stats: SqlReadStats | None = None) -> Iterator[tuple]:
 def table_columns(path: str) -> list[str]:
     """Column names of the (first) table in a dump, from its CREATE TABLE statement."""
     creating: list[str] | None = None
-    for line in _lines(path):
+    for _number, line, _rest in _lines(path):
         if creating is not None:
             if line.startswith(b")"):
                 return creating
@@ -347,28 +421,3 @@ def iter_page_props(path: str, stats: SqlReadStats | None = None) -> Iterator[Pa
             stats.skipped_rows += 1
             continue
         yield PagePropRow(page_id, _as_text(name), None if value is None else str(value))
-
-
-def disambiguation_page_ids(path: str, stats: SqlReadStats | None = None) -> Iterator[int]:
-    """Ids of pages marked as disambiguation pages (``pp_propname = 'disambiguation'``)."""
-    for row in iter_page_props(path, stats):
-        if row.name == "disambiguation":
-            yield row.page_id
-
-
-def join_redirects(
-    page_rows: Iterable[PageRow], redirect_rows: Iterable[RedirectRow]
-) -> Iterator[tuple[str, str]]:
-    """(redirect title, target title) for article-namespace redirects, joined in memory.
-
-    Holds the ns-0 page ids in a dict, so this is for tests and small wikis; the pipeline joins
-    the two tables by page id with ``CoGroupByKey``. Interwiki targets and redirects whose
-    target lies outside namespace 0 are dropped; chains are not followed here.
-    """
-    titles = {row.page_id: row.title for row in page_rows if row.namespace == 0}
-    for row in redirect_rows:
-        if row.namespace != 0 or row.interwiki:
-            continue
-        source = titles.get(row.from_page_id)
-        if source is not None and row.target_title and source != row.target_title:
-            yield source, row.target_title

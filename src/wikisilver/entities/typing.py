@@ -3,14 +3,20 @@
 :func:`type_title` is the one place that decides a title's entity type; the pipelines only gather
 the evidence (:class:`TitleEvidence`) and count what it returns (docs/classes.md):
 
-* **Precedence**: an ``--entities`` table (an explicit decision of the user) > DBpedia instance
-  types (``--types``) > a SPARQL endpoint > the types of the page's equivalent in another
-  language (langlinks) > infobox mappings. The first source with a candidate types the title.
-* **Several classes of one source** resolve to the most specific (City over Settlement). Classes
-  on different branches whose CoNLL tags differ (Delphi: a city and a programming language) are a
-  conflict *within* that source; the deepest class, then the first by name, still wins.
-* **Sources that disagree**: candidates of different sources with different CoNLL tags are a
-  conflict *between* sources; the precedence decides.
+* **An ``--entities`` table** is an explicit decision of the user: it types the title.
+* **Otherwise the evidence votes** on the CoNLL tag. Each ``--types`` file, the SPARQL endpoint,
+  the types of the page's equivalent in another language (per ``--types`` file) and the page's own
+  infobox are one voter each; a voter whose classes lie on different branches with different tags
+  (Greek_language: Language and Organisation) supports each of those tags. One tag from every
+  voter: **agreed**. Else a tag more than half of the voters support, and more than any other:
+  **majority** (Language from both files against Organisation from one). Else the tag of the page's
+  own infobox: **infobox**. Else the title is **unknown** (no type: its mentions are UNK and their
+  sentences dropped): precision first, as in the paper.
+* The class of the decided tag comes from the first source, by precedence (types > SPARQL >
+  langlinks > infobox), that supports it: its most specific class of that tag (City over
+  Settlement).
+* **Conflicts** are still reported: classes of one source on different branches with different
+  tags (``within_<source>``) and sources whose candidates differ in tag (``between_sources``).
 * **Calendar titles** (years, months, days) that no source types are typed O, so links to them
   are non-entity links rather than unknown ones.
 * A title that is itself **only a redirect** (a redirect loop, or a chain longer than the hops
@@ -19,29 +25,54 @@ the evidence (:class:`TitleEvidence`) and count what it returns (docs/classes.md
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from wikisilver.entities.calendar import is_calendar_title
-from wikisilver.ontology import ClassTag, Ontology, most_specific, tag_for_class
+from wikisilver.ontology import THING, ClassTag, Ontology, most_specific, tag_for_class
 from wikisilver.records import EntityType, PageFlags, TargetInfo
 
-# The sources of a title's type, first wins; all but the entity table give DBpedia classes.
+# The sources of a title's type; the entity table decides alone, the others vote (module doc).
+# Their order picks the class of the decided tag and orders the candidates of a conflict.
 PRECEDENCE = ("entities", "types", "sparql", "langlinks", "infobox")
 CLASS_SOURCES = PRECEDENCE[1:]
+# How a title's type was decided: the names counted under ``typing_decisions`` in stats.json.
+DECISIONS = ("entities", "agreed", "majority", "infobox", "unknown")
+
+
+class Claim(NamedTuple):
+    """One DBpedia class a source gives a title; ``origin`` tells the source's files apart (the
+    index of the ``--types`` file it was read from), so that each file votes once."""
+
+    cls: str
+    origin: int = 0
+
+
+def _claims(values) -> tuple[Claim, ...]:
+    """A source's evidence as claims: a bare class name is a claim of the source's only origin."""
+    return tuple(Claim(*value) if isinstance(value, tuple) else Claim(value) for value in values)
 
 
 @dataclass(frozen=True)
 class TitleEvidence:
-    """Everything the sources say about one title, in no particular order."""
+    """Everything the sources say about one title, in no particular order.
+
+    The class sources hold class names or ``(class, origin)`` pairs; both are kept as :class:`Claim`.
+    """
 
     flags: tuple[PageFlags, ...] = ()  # the dump's pages of this title (and page_props.sql)
     aliases: tuple[str, ...] = ()  # redirects to it, its other-language title, entity-table aliases
     entities: tuple[EntityType, ...] = ()  # rows of --entities tables
-    types: tuple[str, ...] = ()  # DBpedia classes from --types
-    sparql: tuple[str, ...] = ()  # DBpedia classes from the SPARQL endpoint
-    langlinks: tuple[str, ...] = ()  # DBpedia classes of its equivalent in the --types-lang language
-    infobox: tuple[str, ...] = ()  # DBpedia class of its first mapped infobox
+    types: tuple[Claim, ...] = ()  # DBpedia classes from --types, by file
+    sparql: tuple[Claim, ...] = ()  # DBpedia classes from the SPARQL endpoint
+    langlinks: tuple[Claim, ...] = ()  # DBpedia classes of its equivalent in the --types-lang language, by file
+    infobox: tuple[Claim, ...] = ()  # DBpedia class of its first mapped infobox
+
+    def __post_init__(self) -> None:
+        for source in CLASS_SOURCES:
+            object.__setattr__(self, source, _claims(getattr(self, source)))
 
 
 @dataclass(frozen=True)
@@ -59,10 +90,20 @@ class TypingConflict:
 
 @dataclass(frozen=True)
 class Typing:
-    """What typing found out about one title: what is known of it, and the conflicts on the way."""
+    """What typing found out about one title: what is known of it, the conflicts on the way, and
+    how its type was decided (one of :data:`DECISIONS`; None when no source says anything)."""
 
     info: TargetInfo
     conflicts: tuple[TypingConflict, ...] = ()
+    decision: str | None = None
+
+
+@dataclass(frozen=True)
+class _Voter:
+    """The classes one voter (a source, or one file of it) gives a title, by the CoNLL tag of each."""
+
+    source: str
+    classes_by_tag: Mapping[str, tuple[str, ...]]
 
 
 def _entity(cls: str, source: str, class_table: Mapping[str, ClassTag], title: str = "") -> EntityType:
@@ -84,16 +125,68 @@ def _class_candidate(
     return (_entity(best, source, class_table) if best is not None else None), conflict
 
 
+def _voter(source: str, classes: tuple[str, ...], ontology: Ontology, class_table: Mapping[str, ClassTag]) -> _Voter:
+    """The tags one voter supports: those of its classes that no other of its classes refines
+    (Settlement and Place are one LOC; Language and Organisation are MISC and ORG). Thing and
+    classes known neither to the hierarchy nor to the table count only when nothing else is given."""
+    given = set(classes) - {THING}
+    known = {c for c in given if c in ontology or c in class_table}
+    leaves = {c for c in known if not any(c in ontology.ancestors(other) for other in known if other != c)}
+    if not leaves:
+        best, _ = most_specific(classes, ontology)
+        leaves = {best} if best is not None else set()
+    by_tag: dict[str, list[str]] = {}
+    for cls in sorted(leaves):
+        by_tag.setdefault(tag_for_class(cls, class_table).conll, []).append(cls)
+    return _Voter(source, {tag: tuple(found) for tag, found in by_tag.items()})
+
+
+def _voters(evidence: TitleEvidence, ontology: Ontology, class_table: Mapping[str, ClassTag]) -> list[_Voter]:
+    """One voter per class source and origin (each --types file), in precedence order."""
+    voters = []
+    for source in CLASS_SOURCES:
+        by_origin: dict[int, list[str]] = {}
+        for claim in getattr(evidence, source):
+            by_origin.setdefault(claim.origin, []).append(claim.cls)
+        for origin in sorted(by_origin):
+            voters.append(_voter(source, tuple(by_origin[origin]), ontology, class_table))
+    return voters
+
+
+def _decide_tag(voters: list[_Voter]) -> tuple[str | None, str]:
+    """The CoNLL tag the voters decide and how (agreed, majority, infobox, unknown); module doc."""
+    votes = Counter(tag for voter in voters for tag in voter.classes_by_tag)
+    if len(votes) == 1:
+        return next(iter(votes)), "agreed"
+    (best, most), *rest = votes.most_common()
+    if 2 * most > len(voters) and all(count < most for _, count in rest):
+        return best, "majority"
+    infobox = [voter for voter in voters if voter.source == "infobox"]
+    if infobox and len(infobox[0].classes_by_tag) == 1:
+        return next(iter(infobox[0].classes_by_tag)), "infobox"
+    return None, "unknown"
+
+
+def _decided_entity(
+    voters: list[_Voter], tag: str, ontology: Ontology, class_table: Mapping[str, ClassTag]
+) -> EntityType:
+    """The most specific class of ``tag`` from the first voter that supports it."""
+    voter = next(voter for voter in voters if tag in voter.classes_by_tag)
+    best, _ = most_specific(voter.classes_by_tag[tag], ontology)
+    assert best is not None
+    return _entity(best, voter.source, class_table)
+
+
 def type_title(
     title: str, evidence: TitleEvidence, lang: str, ontology: Ontology, class_table: Mapping[str, ClassTag]
 ) -> Typing:
-    """All evidence on ``title`` -> what is known of it, by the precedence of sources (module doc)."""
+    """All evidence on ``title`` -> what is known of it, its conflicts and its decision (module doc)."""
     candidates: dict[str, EntityType] = {}
     conflicts: list[TypingConflict] = []
     if evidence.entities:
         candidates["entities"] = min(evidence.entities, key=repr)  # a stable choice among tables
     for source in CLASS_SOURCES:
-        classes = getattr(evidence, source)
+        classes = tuple(claim.cls for claim in getattr(evidence, source))
         if classes:
             candidate, conflict = _class_candidate(source, classes, ontology, class_table)
             if conflict is not None:
@@ -103,12 +196,19 @@ def type_title(
     ranked = [candidates[source] for source in PRECEDENCE if source in candidates]
     if len({candidate.conll for candidate in ranked}) > 1:
         conflicts.append(TypingConflict("between_sources", tuple(ranked)))
-    entity = ranked[0] if ranked else None
-    if entity is None and is_calendar_title(title, lang):
+    entity, decision = None, None
+    if evidence.entities:
+        entity, decision = candidates["entities"], "entities"
+    else:
+        voters = _voters(evidence, ontology, class_table)
+        if voters:
+            tag, decision = _decide_tag(voters)
+            entity = None if tag is None else _decided_entity(voters, tag, ontology, class_table)
+    if decision is None and is_calendar_title(title, lang):
         entity = EntityType(title, None, "O", "O", "calendar")
     flags = evidence.flags
     if flags and all(flag.is_redirect for flag in flags):
-        return Typing(TargetInfo(title=title, entity=None, exists=False), tuple(conflicts))
+        return Typing(TargetInfo(title=title, entity=None, exists=False), tuple(conflicts), decision)
     info = TargetInfo(
         title=title,
         entity=None if entity is None else EntityType(title, entity.dbpedia_class, entity.conll, entity.fine, entity.source),
@@ -116,4 +216,4 @@ def type_title(
         is_disambiguation=any(flag.is_disambiguation for flag in flags),
         aliases=tuple(sorted(set(evidence.aliases))),
     )
-    return Typing(info, tuple(conflicts))
+    return Typing(info, tuple(conflicts), decision)

@@ -13,14 +13,23 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from wikisilver.labels.language import LanguagePack
 from wikisilver.labels.registry import Rule, Stage, rule
-from wikisilver.labels.state import Mention
+from wikisilver.labels.state import Mention, Tag
 from wikisilver.records import Article, TargetInfo
+from wikisilver.resources import load_word_list
 from wikisilver.titles import drop_parenthetical
 from wikisilver.text.base import is_capitalized
 
 Tokenize = Callable[[str], tuple[str, ...]]
 Form = tuple[str, ...]
+# The DBpedia class of a name whose entity is not known, by its CoNLL tag.
+GENERIC_CLASS = {"PER": "Person", "LOC": "Place", "ORG": "Organisation"}
 _NAME_PARTICLES = frozenset({"von", "van", "de", "der", "den", "da", "di", "du", "la", "le", "del", "della", "bin", "ibn", "al", "y"})
+
+
+def function_words(lang: str) -> frozenset[str]:
+    """The function words of ``lang`` (``mappings/<lang>/function_words.txt``, lower case): never an
+    alias on their own."""
+    return load_word_list(lang, "function_words.txt")
 
 
 def alias_forms(info: TargetInfo) -> list[str]:
@@ -77,14 +86,26 @@ class AliasIndex:
         pack: LanguagePack,
         tokenize: Tokenize,
         rules: Sequence[Rule],
+        nationality: frozenset[str] = frozenset(),
     ) -> "AliasIndex":
-        """The index of ``article`` from the ``ALIAS`` rules that are on."""
+        """The index of ``article`` from the ``ALIAS`` rules that are on. A form that is one
+        function word is never an alias (``The`` of ``The Man``); a form that is one word of
+        ``nationality`` (the ``nationality_word`` rule) takes the language's derived tag, not the
+        entity's (``Chinese`` of ``[[China|Chinese]]`` is MISC in English)."""
         entries: dict[Form, Mention] = {}
+        function = function_words(pack.lang)
+        derived = Tag(pack.derived_tag, pack.derived_tag if pack.derived_tag == "O" else "MISC")
 
         def add(info: TargetInfo, anchor: Form, alias_rule: Rule) -> None:
             mention = Mention.of(pack.tag_of(info), alias_rule.name)
             for form in alias_rule.decide(info, anchor, pack, tokenize):
-                if form and form not in entries and is_capitalized(form[0]):
+                if not form or form in entries or not is_capitalized(form[0]):
+                    continue
+                if len(form) == 1 and form[0].lower() in function:
+                    continue
+                if len(form) == 1 and form[0] in nationality:
+                    entries[form] = Mention.of(derived._replace(target=info.title), "nationality_word")
+                else:
                     entries[form] = mention
 
         known: list[tuple[TargetInfo, Form]] = []
@@ -110,6 +131,15 @@ class AliasIndex:
     def candidates(self, first: str) -> list[tuple[Form, Mention]]:
         """The forms that start with ``first``, longest first."""
         return self._by_first.get(first, [])
+
+    def part_mention(self, form: Form, whole: Mention) -> Mention:
+        """The mention of ``form``, a part cut out of the name ``whole`` (``Kentucky`` of
+        ``Hodgenville, Kentucky``): the entity of the article known by exactly that name if it has
+        the same CoNLL tag, else ``whole``'s tag with only the generic class of that tag."""
+        for known_form, known in self._by_first.get(form[0], ()) if form else ():
+            if known_form == form and known.conll == whole.conll:
+                return Mention(known.conll, known.dbpedia_class, known.target, whole.rule)
+        return Mention(whole.conll, GENERIC_CLASS.get(whole.conll, whole.conll), "", whole.rule)
 
     def match(self, tokens: Sequence[str], mentions: Sequence[Mention | None], i: int) -> tuple[Form, Mention] | None:
         """The longest form that starts at token i and covers only tokens with no mention yet."""

@@ -22,12 +22,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from wikisilver.labels.aliases import AliasIndex
+from wikisilver.labels.fragments import fragment_reason
 from wikisilver.labels.language import LanguagePack
 from wikisilver.labels.quality import quality_reasons
+from wikisilver.labels.rules import nationality_words
 from wikisilver.labels.registry import LabelConfig, Rule, Stage, first_answer
 from wikisilver.labels.state import LEAVE, UNK, Mention, O, SentenceState
 from wikisilver.records import Article, LabelledSentence, Link, TargetInfo
 from wikisilver.text.base import TextProcessor, is_capitalized
+from wikisilver.wikitext.templates import GAP
 
 
 @dataclass
@@ -64,6 +67,7 @@ class Labeller:
         pos_at = next((i for i, r in enumerate(token_rules) if r.needs_pos), len(token_rules))
         self._first_word_before_pos, self._first_word_by_pos = token_rules[:pos_at], token_rules[pos_at:]
         self._other_word_rules = tuple(r for r in token_rules if not r.needs_pos)
+        self._nationality = nationality_words(lang) if self.config.on("nationality_word") else frozenset()
         # Without case endings only a token that starts some alias form can start a match.
         self._inflects = bool(self.inflected_rules) and bool(self.pack.inflection_suffixes)
 
@@ -77,14 +81,24 @@ class Labeller:
         result = ArticleResult()
         counts = result.counts
         text = article.text
-        aliases = AliasIndex.build(article, targets, own, self.pack, self._tokens_of, self.alias_rules)
+        aliases = AliasIndex.build(article, targets, own, self.pack, self._tokens_of, self.alias_rules, self._nationality)
         links = sorted(article.links, key=lambda link: link.start)
         link_pos = 0
         for index, (s_start, s_end) in enumerate(self.processor.split_sentences(text)):
             spans = self.processor.tokenize(text, s_start, s_end)
+            # A dropped inline template or formula left a gap mark: not a token, but a flag.
+            gaps = 0
+            if GAP in text[s_start:s_end]:
+                kept_spans = [(s, e) for s, e in spans if GAP not in text[s:e]]
+                gaps, spans = len(spans) - len(kept_spans), kept_spans
             if not spans:
                 continue
             counts["sentences_total"] += 1
+            tokens = [text[s:e] for s, e in spans]
+            fragment = fragment_reason(tokens)
+            if fragment is not None:
+                counts[f"sentences_dropped_fragment.{fragment}"] += 1
+                continue
             while link_pos < len(links) and links[link_pos].end <= s_start:
                 link_pos += 1
             sentence_links = []
@@ -92,8 +106,8 @@ class Labeller:
             while j < len(links) and links[j].start < s_end:
                 sentence_links.append(links[j])
                 j += 1
-            state = SentenceState([text[s:e] for s, e in spans], spans, counts)
-            labelled = self._label_sentence(article, index, state, sentence_links, targets, aliases)
+            state = SentenceState(tokens, spans, counts, gaps=gaps)
+            labelled = self._label_sentence(article, index, state, sentence_links, targets, aliases, (s_start, s_end))
             if labelled is None:
                 counts["sentences_dropped_unk"] += 1
                 continue
@@ -121,9 +135,11 @@ class Labeller:
         links: Sequence[Link],
         targets: Mapping[str, TargetInfo],
         aliases: AliasIndex,
+        bounds: tuple[int, int],
     ) -> LabelledSentence | None:
-        """The labelled sentence, or None when it has UNK."""
-        self._label_links(state, links, targets)
+        """The labelled sentence, or None when it has UNK; ``bounds``: the sentence's [start, end)
+        in the article text (its tokens' offsets are kept relative to the sentence)."""
+        self._label_links(state, links, targets, aliases)
         self._match_aliases(state, aliases)
         first_word_waits = self._label_capitals(state)
         if state.has_unk:
@@ -148,11 +164,15 @@ class Labeller:
             spans=tuple(entity_spans),
             low_quality=bool(reasons),
             quality_reasons=reasons,
+            text=article.text[bounds[0] : bounds[1]].replace(GAP, " "),  # a gap mark is a blank: offsets hold
+            offsets=tuple((s - bounds[0], e - bounds[0]) for s, e in state.spans),
         )
 
     # -- the stages ---------------------------------------------------------------------------
 
-    def _label_links(self, state: SentenceState, links: Sequence[Link], targets: Mapping[str, TargetInfo]) -> None:
+    def _label_links(
+        self, state: SentenceState, links: Sequence[Link], targets: Mapping[str, TargetInfo], aliases: AliasIndex
+    ) -> None:
         """Links: the first ``LINK`` rule that answers decides; an entity's anchor is cleansed."""
         if not links:
             return
@@ -174,7 +194,7 @@ class Labeller:
                 covered = self._cleanse(state, covered, mention, link)
                 if not covered:
                     continue
-            self._place(state, covered, mention)
+            self._place(state, covered, mention, aliases)
 
     def _cleanse(self, state: SentenceState, covered: list[int], mention: Mention, link: Link) -> list[int]:
         """Reference cleansing of an entity link's anchor: the tokens that keep the link's tag."""
@@ -198,9 +218,15 @@ class Labeller:
                     state.decide(covered.pop(), Mention.of(decision, hyphen_rule.name))
         return covered
 
-    def _place(self, state: SentenceState, indices: Sequence[int], mention: Mention) -> None:
+    def _place(self, state: SentenceState, indices: Sequence[int], mention: Mention, aliases: AliasIndex) -> None:
         """Give the tokens at ``indices`` that have no mention yet one mention (``INSIDE`` rules may
-        cut tokens out of it, splitting it)."""
+        cut tokens out of it, splitting it).
+
+        The parts after a cut are other names (``Hodgenville, Kentucky``: Kentucky is the state, not
+        the town): each takes the class and target of the article's entity of that name, else only
+        a generic class, so that one entity has one DBpedia class in an article."""
+        part: list[int] = []
+        parts = [part]
         for k in indices:
             if state.mentions[k] is not None:
                 continue
@@ -208,11 +234,16 @@ class Labeller:
                 if inside_rule.decide(state.tokens[k], mention, self.pack):
                     state.fire(inside_rule.name)
                     state.decide(k, Mention.of(O, inside_rule.name))
-                    state.close()
+                    part = []
+                    parts.append(part)
                     break
             else:
-                state.join(k, mention)
-        state.close()
+                part.append(k)
+        for number, part in enumerate(parts):
+            placed = mention if number == 0 else aliases.part_mention(tuple(state.tokens[k] for k in part), mention)
+            for k in part:
+                state.join(k, placed)
+            state.close()
 
     def _match_aliases(self, state: SentenceState, aliases: AliasIndex) -> None:
         """Unlinked mentions through the alias index, longest match first, then inflected forms."""
@@ -226,14 +257,14 @@ class Labeller:
             found = aliases.match(tokens, mentions, i)
             if found is not None:
                 form, mention = found
-                self._place(state, range(i, i + len(form)), mention)
+                self._place(state, range(i, i + len(form)), mention, aliases)
                 state.fire(mention.rule)
                 i += len(form)
                 continue
             inflected_rule, mention = first_answer(self.inflected_rules, token, aliases, self.pack)
             if inflected_rule is not None:
                 state.fire(inflected_rule.name)
-                self._place(state, (i,), mention)
+                self._place(state, (i,), mention, aliases)
             i += 1
 
     def _label_capitals(self, state: SentenceState) -> bool:

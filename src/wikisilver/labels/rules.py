@@ -7,6 +7,7 @@ low-quality flags in :mod:`wikisilver.labels.quality`.
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 
 from wikisilver.entities.calendar import is_calendar_title
@@ -14,6 +15,7 @@ from wikisilver.labels.language import LanguagePack
 from wikisilver.labels.registry import Stage, rule
 from wikisilver.labels.state import LEAVE, O, UNK, UNKNOWN, Leave, SentenceState, Tag
 from wikisilver.records import Link, TargetInfo
+from wikisilver.resources import load_word_list
 from wikisilver.titles import drop_parenthetical
 
 
@@ -52,6 +54,39 @@ def link_lowercase_ignored(link: Link, info: TargetInfo | None, pack: LanguagePa
     link is ignored and its tokens are left to the other rules. Anchors in a script without case
     are never lower case."""
     return LEAVE if is_lowercase_anchor(link.anchor) else None
+
+
+@functools.cache
+def nationality_words(lang: str) -> frozenset[str]:
+    """The nationality, ethnic-group, language and religion words of ``lang``
+    (``mappings/<lang>/nationalities.txt``), with their plurals in -s."""
+    words = load_word_list(lang, "nationalities.txt")
+    plurals = {w + "s" for w in words if not w.endswith(("sh", "ch", "ese", "s", "x", "z"))}
+    return words | plurals
+
+
+def _derived(pack: LanguagePack, target: str) -> Tag:
+    """What a derived word is: the language's ``derived_tag`` (en MISC, hu O)."""
+    return Tag(pack.derived_tag, pack.derived_tag if pack.derived_tag == "O" else "MISC", target)
+
+
+@rule("nationality_word", Stage.LINK)
+def nationality_word_link(link: Link, info: TargetInfo | None, pack: LanguagePack) -> Tag | None:
+    """``[[China|Chinese]] alchemy``, ``[[Greek language|Greek]]``, ``[[Ancient Egypt|ancient
+    Egyptians]]``: an anchor that is one nationality, ethnic-group, language or religion word
+    (``mappings/<lang>/nationalities.txt``; lower-case words before it and punctuation after it
+    aside) is that word, whatever the link points at: the language's ``derived_tag`` (English MISC
+    as CoNLL-2003 annotates it; Hungarian O, Szeged guidelines)."""
+    words = [w for w in link.anchor.split() if not w[:1].islower()]
+    if len(words) == 1 and words[0].rstrip(".,;:!?)\"'") in nationality_words(pack.lang):
+        return _derived(pack, info.title if info is not None else link.target)
+    return None
+
+
+@rule("nationality_word", Stage.ANCHOR_HEAD)
+def nationality_word_head(token: str, tag: Tag, pack: LanguagePack) -> bool:
+    """``[[Ancient Egypt|ancient Egyptians]]``: lower-case words before the nationality word are O."""
+    return getattr(tag, "rule", "") == "nationality_word" and token[:1].islower()
 
 
 @rule("link_disambiguation_unk", Stage.LINK)
@@ -195,6 +230,19 @@ def incidental_capital_o(state: SentenceState, k: int, pack: LanguagePack) -> Ta
     if token in pack.incidental_capitals or token.lower() in pack.calendar_words:
         return O
     return None
+
+
+@rule("nationality_word", Stage.TOKEN)
+def nationality_word_alone(state: SentenceState, k: int, pack: LanguagePack) -> Tag | None:
+    """``It is said that the Chinese invented gunpowder.``, ``French policy was …``: an unlinked
+    nationality, language or religion word is the language's ``derived_tag`` (English MISC), unless
+    a capitalized word follows (``French Revolution`` is a name of its own, left to the rules)."""
+    tokens = state.tokens
+    if tokens[k] not in nationality_words(pack.lang):
+        return None
+    if k + 1 < len(tokens) and tokens[k + 1][:1].isupper():
+        return None
+    return _derived(pack, "")
 
 
 @rule("sentence_initial_unk", Stage.TOKEN, needs_pos=True)

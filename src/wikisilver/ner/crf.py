@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from wikisilver.corpus.gazetteers import Gazetteer, load_gazetteer
@@ -50,11 +50,14 @@ def train(
     gazetteer: Gazetteer | str | None = None,
     min_feature_freq: int = 1,
     tagset: str = "conll",
+    progress: Callable[[str], None] | None = None,
+    progress_every: int = 1,
 ) -> TrainReport:
     """Train a CRF on the sentences (whole sentences, up to ``max_tokens``) and save it.
 
     A ``model_path.meta.json`` beside the model records the feature version and the gazetteer, so
-    :class:`Tagger` computes the same features at tagging time.
+    :class:`Tagger` computes the same features at tagging time. ``progress`` receives a line when
+    the features are ready and every ``progress_every`` L-BFGS iterations (training can take minutes).
     """
     import pycrfsuite
 
@@ -64,7 +67,7 @@ def train(
         gazetteer = load_gazetteer(gazetteer)
     elif gazetteer is not None:
         gazetteer_path = gazetteer.path
-    trainer = pycrfsuite.Trainer(verbose=False)
+    trainer = _trainer(pycrfsuite, progress, progress_every, max_iterations)
     n_sentences = n_tokens = skipped = 0
     started = time.perf_counter()
     for sentence in sentences:
@@ -81,6 +84,9 @@ def train(
     if n_sentences == 0:
         raise InputError(None, "no training sentences (empty corpus, or all low-quality / over budget)")
     feature_seconds = time.perf_counter() - started
+    if progress is not None:
+        progress(f"features of {n_sentences:,} sentences ({n_tokens:,} tokens) in {feature_seconds:.1f} s; "
+                 f"training, at most {max_iterations} iterations")
     trainer.set_params(
         {
             "c1": c1,
@@ -125,6 +131,24 @@ def train(
         train_seconds=train_seconds,
         final_loss=last.get("loss"),
     )
+
+
+def _trainer(pycrfsuite, progress: Callable[[str], None] | None, every: int, max_iterations: int):
+    """A CRFsuite trainer that hands a line to ``progress`` every ``every`` iterations."""
+    if progress is None or every < 1:
+        return pycrfsuite.Trainer(verbose=False)
+
+    class ReportingTrainer(pycrfsuite.Trainer):
+        # verbose=True makes CRFsuite call the on_* hooks, which print its log; only iterations are kept.
+        def message(self, message: str) -> None:
+            if self.logparser.feed(message) == "iteration":
+                info = self.logparser.last_iteration
+                if info["num"] % every == 0:
+                    loss = info.get("loss")
+                    progress(f"iteration {info['num']}/{max_iterations}: loss "
+                             f"{loss if loss is None else f'{loss:,.2f}'}, {info.get('time', 0):.2f} s")
+
+    return ReportingTrainer(verbose=True)
 
 
 class Tagger:

@@ -158,9 +158,33 @@ def load_ontology(path: str) -> Ontology:
     return replace(ontology, sha256=digest)
 
 
+_DTD_MARKERS = (b"<!DOCTYPE", b"<!ENTITY")
+_DTD_SCAN = 1 << 16  # bytes per read; a marker cut between reads is caught by the overlap
+
+
+def refuse_dtd(path: str) -> None:
+    """An RDF/XML ontology with a DTD is refused before any parsing: entity definitions are how a
+    1 kB file expands to gigabytes (billion laughs), and DBpedia's ontology has none."""
+    with open_binary(path) as handle:
+        carry, line = b"", 1
+        while piece := handle.read(_DTD_SCAN):
+            window = carry + piece
+            for marker in _DTD_MARKERS:
+                at = window.find(marker)
+                if at >= 0:
+                    where = line - carry.count(b"\n") + window.count(b"\n", 0, at)
+                    raise InputError(path, f"has a DTD ({marker.decode()}): refused, entity expansion "
+                                           "can blow up; DBpedia's ontology has none", f"line {where}")
+            line += piece.count(b"\n")
+            carry = window[-16:]
+
+
 def _parse_ontology(file: Path, fmt: str, path: str) -> Ontology:
     import rdflib  # slow to import; only needed when an ontology file is given
     from rdflib.namespace import OWL, RDF, RDFS
+
+    if fmt == "xml":
+        refuse_dtd(path)
 
     graph = rdflib.Graph()
     try:

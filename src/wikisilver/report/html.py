@@ -19,6 +19,7 @@ from pathlib import Path
 from wikisilver.corpus.read import read_corpus_json
 from wikisilver.errors import InputError
 from wikisilver.report.plots import (
+    GOLD_MENTION_DENSITY,
     TAG_BACKGROUNDS,
     TAG_COLOURS,
     TYPE_ORDER,
@@ -138,6 +139,14 @@ def render_report(
         plots.append(("NE density", _image(plot_ne_density(float(density), label), "NE density comparison")
                       + '<p class="note">Gold figures: NYTK-NerKor train set, entity tokens / tokens '
                         "(IOB2 <code>CONLL:NER</code> column), computed by wikisilver's authors.</p>"))
+        tokens = stats.get("tokens_kept") or 0
+        if tokens and entities_by_tag:
+            mentions = sum(entities_by_tag.values()) / tokens
+            plots.append(("Entity mentions per token, next to English gold", _image(
+                plot_ne_density(mentions, label, GOLD_MENTION_DENSITY, "entity mentions / tokens"),
+                "entity mentions per token compared with CoNLL-2003")
+                + '<p class="note">Gold figures: CoNLL-2003 English, named entities and tokens per file as '
+                  "published in Tjong Kim Sang &amp; De Meulder (2003), Table 2.</p>"))
     plots.append(("Sentence length", _image(plot_sentence_lengths(profile.sentence_lengths), "sentence length histogram")))
 
     tops = []

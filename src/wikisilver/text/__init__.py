@@ -10,13 +10,35 @@ from __future__ import annotations
 
 import functools
 import importlib
+import importlib.util
+import os
 from collections.abc import Sequence
 
 from wikisilver.errors import InputError
 from wikisilver.text.base import TextProcessor
 from wikisilver.text.punkt import train_punkt
 
-__all__ = ["TextProcessor", "SpacyProcessor", "get_processor", "train_punkt"]
+__all__ = ["TextProcessor", "SpacyProcessor", "check_backend", "get_processor", "train_punkt"]
+
+
+def check_backend(backend: str) -> None:
+    """Fail in one line, before any work, for a backend that :func:`get_processor` could not load:
+    an unknown name, spaCy missing, or a spaCy pipeline that is neither installed nor a saved
+    pipeline directory. (Nothing is loaded here: the workers load the pipeline.)"""
+    if backend == "builtin":
+        return
+    if not backend.startswith("spacy:") or len(backend) == len("spacy:"):
+        raise InputError(None, f"unknown text backend {backend!r} (use 'builtin' or 'spacy:<pipeline name>')")
+    model = backend.split(":", 1)[1]
+    if importlib.util.find_spec("spacy") is None:
+        raise InputError(None, f"text backend {backend} needs spaCy: pip install spacy")
+    if os.path.isdir(model):
+        if not os.path.isfile(os.path.join(model, "config.cfg")):
+            raise InputError(model, "not a spaCy pipeline saved with nlp.to_disk (no config.cfg)")
+        return
+    if os.sep in model or not model.isidentifier() or importlib.util.find_spec(model) is None:
+        raise InputError(None, f"spaCy pipeline {model!r} is not installed: python -m spacy download {model}"
+                               " (or give the path of a pipeline saved with nlp.to_disk)")
 
 
 @functools.lru_cache(maxsize=None)

@@ -26,17 +26,8 @@ _CJK = "\u3005\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\
 # A word character is \w or a combining mark (\p{M}): Bengali, Devanagari and other Indic
 # scripts write vowel signs as marks, which Python's own \w leaves out ("বাংলা" would fall apart).
 _WORD = rf"(?:(?![{_CJK}])[\w\p{{M}}])"
-
-
-def token_pattern(alternatives: str, engine=re):
-    """A tokenizer's pattern: ``alternatives`` (none of which may start with whitespace or match
-    the empty string) as group 1, after a ``\\s*`` that skips the blanks between tokens in one
-    step instead of trying every alternative at every blank: a fifth faster, the same tokens."""
-    return engine.compile(rf"\s*({alternatives})")
-
-
-_GENERIC_TOKEN = token_pattern(
-    rf"[{_CJK}]|\d+(?:[.,:/]\d+)+|{_WORD}+(?:[-‐'’]{_WORD}+)*|\.{{2,}}|-{{2,}}|[^\w\s\p{{M}}]", regex
+_GENERIC_TOKEN = regex.compile(
+    rf"[{_CJK}]|\d+(?:[.,:/]\d+)+|{_WORD}+(?:[-‐'’]{_WORD}+)*|\.{{2,}}|-{{2,}}|[^\w\s\p{{M}}]"
 )
 _LINE = re.compile(r"[^\n]+")
 _PUNCT = re.compile(r"^[^\w\s]+$")
@@ -112,7 +103,7 @@ class TextProcessor:
         """Absolute [start, end) spans of the tokens in ``text[start:end]``."""
         if end is None:
             end = len(text)
-        return [m.span(1) for m in self._token_pattern.finditer(text, start, end)]
+        return [m.span() for m in self._token_pattern.finditer(text, start, end)]
 
     # -- lemma and POS ----------------------------------------------------------------------
 

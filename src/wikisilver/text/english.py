@@ -19,8 +19,9 @@ from collections.abc import Iterable, Sequence
 from nltk.tokenize.punkt import PunktParameters
 
 from wikisilver.resources import load_tsv, mapping_path
-from wikisilver.text.base import TextProcessor, _sentence_initial, is_punct_token, token_pattern
-from wikisilver.text.punkt import punkt_splitter, read_punkt_params, train_punkt
+from wikisilver.text.base import TextProcessor, _sentence_initial, is_punct_token
+from wikisilver.text.fast_punkt import fast_punkt_splitter
+from wikisilver.text.punkt import read_punkt_params, train_punkt
 
 __all__ = ["EnglishProcessor", "train_punkt"]
 
@@ -50,7 +51,7 @@ def _token_pattern(always: Sequence[str], numeric: Sequence[str]) -> re.Pattern:
     def alternation(words: Sequence[str]) -> str:
         return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
 
-    return token_pattern(
+    return re.compile(
         # Fast path, the bulk of the text: a plain word followed by nothing any rule below could
         # continue (no period, hyphen, apostrophe, @, :, /, + and no ",digit"); every other
         # alternative would give this very token, so the result is the same, only sooner.
@@ -87,7 +88,7 @@ class EnglishProcessor(TextProcessor):
         always, numeric = _abbreviations()
         if params is None:
             params = read_punkt_params(mapping_path("en", "punkt.tsv"), always + numeric)
-        self._punkt = punkt_splitter(params)
+        self._punkt = fast_punkt_splitter(params)
         self._token_pattern = _token_pattern(always, numeric)
         self.abbreviations = frozenset(always)
         self._lexicon = _lexicon()
@@ -121,7 +122,8 @@ class EnglishProcessor(TextProcessor):
                 if entry is not None:
                     pair = (entry[1], entry[0])
                 else:
-                    pair = _open_class(low, prev_pos, prev_low in _MODALS)
+                    pos = self._guess_pos(low, prev_pos, prev_low in _MODALS)
+                    pair = (lemmatize(low, pos), pos)
             out.append(pair)
             prev_pos = pair[1]
             prev_low = low
@@ -200,14 +202,6 @@ class EnglishProcessor(TextProcessor):
 
 
 _MODALS = frozenset({"to", "will", "would", "can", "could", "may", "might", "must", "shall", "should"})
-
-
-@functools.lru_cache(maxsize=1 << 16)  # the same open-class words recur in every article (bounded)
-def _open_class(low: str, prev_pos: str, after_modal: bool) -> tuple[str, str]:
-    """(lemma, POS) of a lowercase word not in the lexicon, from its suffix and the word before
-    (whose form matters only as a modal: ``after_modal``)."""
-    pos = EnglishProcessor._guess_pos(low, prev_pos, after_modal)
-    return lemmatize(low, pos), pos
 
 
 def lemmatize(low: str, pos: str) -> str:

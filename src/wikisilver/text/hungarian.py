@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 
 from wikisilver.resources import mapping_path
-from wikisilver.text.base import TextProcessor, token_pattern
+from wikisilver.text.base import TextProcessor
 from wikisilver.text.tagger import PerceptronTagger, SuffixLemmatizer, load_model
 
 _LOWER = "a-záéíóöőúüűäëïöüçàèìòùâêîôûãõñ"
@@ -53,7 +53,7 @@ def _abbreviations() -> tuple[frozenset[str], frozenset[str]]:
 
 def _token_pattern(abbreviations: frozenset[str]) -> re.Pattern:
     alternation = "|".join(re.escape(a) for a in sorted(abbreviations, key=len, reverse=True))
-    return token_pattern(
+    return re.compile(
         r"(?:https?://|www\.)[^\s<>\"]*[^\s<>\".,;:!?)\]'}]"
         r"|[\w.+-]{1,64}@\w[\w-]*(?:\.\w[\w-]*)+"
         rf"|(?<!\w)(?:{alternation})(?!\w)"  # stb. pl. Kr. e.

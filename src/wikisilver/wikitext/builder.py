@@ -182,7 +182,9 @@ class Builder:
 
 def _plain_text(value: str) -> str:
     """Text as it renders: brackets and braces of broken markup and bare URLs removed."""
-    return _URL.sub("", _LEFTOVER.sub("", value))
+    if "[" in value or "]" in value or "{" in value or "}" in value:  # what _LEFTOVER needs
+        value = _LEFTOVER.sub("", value)
+    return _URL.sub("", value) if "//" in value else value
 
 
 def _entity(node: HTMLEntity) -> str:

@@ -25,10 +25,13 @@ from wikisilver.records import Link
 from wikisilver.wikitext.builder import Builder
 from wikisilver.wikitext.language import language_data
 from wikisilver.wikitext.markup import WikitextBudgetError, check_time, prepass
+from wikisilver.wikitext.templates import template_table
 
 _MAX_CHUNK = 16_384
 _PARAGRAPH = re.compile(r"\n[ \t]*\n\s*")
-_SPACE_RUN = re.compile(r"\s+")
+# Whitespace that normalization changes inside the text: runs of two or more, and any whitespace
+# character other than a plain space or newline. A lone space or newline stays as it is.
+_CHANGED_SPACE = re.compile(r"\s{2,}|[^\S \n]")
 
 
 @dataclass(frozen=True)
@@ -61,7 +64,7 @@ def clean_wikitext(
     if len(wikitext) > max_chars:
         raise WikitextBudgetError(f"page has {len(wikitext):,} characters, over the budget of {max_chars:,}")
     deadline = time.perf_counter() + max_seconds if max_seconds is not None else None
-    text = prepass(wikitext.replace("\r\n", "\n").replace("\r", "\n"), deadline)
+    text = prepass(wikitext.replace("\r\n", "\n").replace("\r", "\n"), deadline, template_table(lang))
     builder = Builder(language_data(lang, namespaces))
     for paragraph in _paragraphs(text):
         if not paragraph.strip():
@@ -105,6 +108,20 @@ def _chunks(paragraph: str) -> Iterator[str]:
     yield paragraph
 
 
+def _space_runs(text: str) -> Iterator[tuple[int, int]]:
+    """The whitespace runs normalization changes, in order: the leading and the trailing run whole,
+    and inside the text the runs :data:`_CHANGED_SPACE` finds."""
+    length = len(text)
+    content_end = len(text.rstrip())
+    lead = length - len(text.lstrip()) if content_end else length
+    if lead:
+        yield 0, lead
+    for match in _CHANGED_SPACE.finditer(text, lead, content_end):
+        yield match.span()
+    if lead < content_end < length:
+        yield content_end, length
+
+
 def _normalize(text: str, spans: list[tuple[int, int, str]]) -> CleanText:
     """One space between words, one newline between lines, a blank line between paragraphs,
     nothing at the ends; the link spans moved with the text."""
@@ -114,8 +131,7 @@ def _normalize(text: str, spans: list[tuple[int, int, str]]) -> CleanText:
     removed = 0
     pos = 0
     length = len(text)
-    for match in _SPACE_RUN.finditer(text):
-        start, end = match.span()
+    for start, end in _space_runs(text):
         out.append(text[pos:start])
         if start == 0 or end == length:
             replacement = ""

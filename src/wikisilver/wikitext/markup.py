@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 import time
 
+from wikisilver.wikitext.templates import GAP, TemplateTable, is_silent, render_inline
+
 # A page nesting templates deeper than this is generated markup, not an article.
 _MAX_TEMPLATE_DEPTH = 100
 
@@ -83,6 +85,19 @@ DROPPED_TAGS = (
 _OPEN_TAG = re.compile(
     r"<(" + "|".join(DROPPED_TAGS) + r")(?=[\s/>])[^<>]*?(/?)>", re.IGNORECASE
 )
+# Formulas: inside a sentence they leave a gap mark (see templates.GAP).
+_GAP_TAGS = frozenset({"math", "chem", "ce"})
+# A formula with no TeX commands reads as text: <math>n + 1</math> -> "n + 1".
+# Sub- and superscripts (x^2) and commands (\\alpha) do not read as text: they leave a gap.
+_PLAIN_FORMULA = re.compile(r"[\w\s+\-=*/(),.<>|']+")
+
+
+def _formula(tex: str) -> str:
+    if len(tex) <= 40 and tex.strip() and "_" not in tex and _PLAIN_FORMULA.fullmatch(tex):
+        return " ".join(tex.split())
+    return f" {GAP} "
+
+
 _CLOSE_TAGS = {name: re.compile(rf"</{name}\s*>", re.IGNORECASE) for name in DROPPED_TAGS}
 _STRAY_CLOSE = re.compile(r"</(?:" + "|".join(DROPPED_TAGS) + r")\s*>", re.IGNORECASE)
 
@@ -107,6 +122,8 @@ def _strip_tags(text: str) -> str:
             pos = match.end()  # an unclosed tag: drop the tag, keep what follows
         else:
             pos = close.end()
+            if name in _GAP_TAGS:
+                out.append(_formula(text[match.end():close.start()]))
     out.append(text[pos:])
     return _STRAY_CLOSE.sub("", "".join(out))
 
@@ -114,12 +131,13 @@ def _strip_tags(text: str) -> str:
 _BRACE_RUN = re.compile(r"\{\{+|\}\}+")
 
 
-def _strip_templates(text: str) -> str:
+def _strip_templates(text: str, table: TemplateTable | None = None) -> str:
     """Remove every ``{{…}}`` and ``{{{…}}}``, nested, matching brace runs like MediaWiki.
 
     An opening run of n braces is one element with n braces to spend; a closing run spends
     3 (a parameter) or 2 (a template) at a time from the innermost open element. An opener
-    that is never closed is not markup: only its braces are removed.
+    that is never closed is not markup: only its braces are removed. With a ``table``, a
+    template that stands inside a line of prose and is not silent leaves a gap mark.
     """
     if "{{" not in text:
         return text
@@ -149,6 +167,7 @@ def _strip_templates(text: str) -> str:
         unmatched.append((start, start + braces))
     if not spans and not unmatched:
         return text
+    closed = set(spans)
     spans.extend(unmatched)
     spans.sort()
     out: list[str] = []
@@ -159,8 +178,36 @@ def _strip_templates(text: str) -> str:
         if start > pos:
             out.append(text[pos:start])
         pos = max(pos, end)
+        if table is not None and (start, end) in closed and _leaves_gap(text, start, end, out, table):
+            out.append(f" {GAP} ")
     out.append(text[pos:])
     return "".join(out)
+
+
+# What may stand before a template on its line without making it inline: list and indent
+# markers, quotes, spaces.
+_LINE_LEAD = " \t*#:;'"
+
+
+def _leaves_gap(text: str, start: int, end: int, out: list[str], table: TemplateTable) -> bool:
+    """A dropped template inside a line of prose that renders something: the text around it on
+    its line (what is left of it) has words. Lines of tables ("|", "!") are never prose."""
+    if text.startswith("{{{", start) or is_silent(text[start + 2:end - 2], table):
+        return False
+    before = []
+    for piece in reversed(out):
+        cut = piece.rfind("\n")
+        before.append(piece[cut + 1:])
+        if cut >= 0:
+            break
+    line = "".join(reversed(before))
+    if line[:1] in ("|", "!") or line.lstrip()[:2] == "{|":
+        return False
+    if line.strip(_LINE_LEAD):
+        return True
+    line_end = text.find("\n", end)
+    after = text[end:line_end if line_end >= 0 else len(text)].lstrip()
+    return after[:1].isalnum()
 
 
 _TABLE_LINE = re.compile(r"^[ \t:]*(\{\||\|\})", re.MULTILINE)
@@ -220,13 +267,23 @@ def _quotes(match: re.Match[str]) -> str:
     return ""
 
 
-def prepass(text: str, deadline: float | None) -> str:
-    """The wikitext of a page without what the text never keeps (see the module docstring)."""
+# Block layout tags: their content is running text, but a <div> opened in one paragraph and closed in
+# another is not a tag to the per-paragraph parser, and would be written as text ("< div style = …").
+_LAYOUT_TAG = re.compile(r"</?(?:div|center|blockquote)\b[^<>]*>", re.IGNORECASE)
+
+
+def prepass(text: str, deadline: float | None, table: TemplateTable | None = None) -> str:
+    """The wikitext of a page without what the text never keeps (see the module docstring).
+    With a ``table`` its inline templates are rendered first (:mod:`~wikisilver.wikitext.templates`)."""
     text = _strip_comments(text)
     text = _escape_nowiki(text)
     text = _strip_tags(text)
+    if "<" in text:
+        text = _LAYOUT_TAG.sub("\n", text)
     check_time(deadline)
-    text = _strip_templates(text)
+    if table is not None:
+        text = render_inline(text, table)
+    text = _strip_templates(text, table)
     text = _strip_tables(text)
     check_time(deadline)
     text = _LINE_MARKUP.sub("", text)

@@ -18,9 +18,14 @@ _SIMPLE_LINK = re.compile(r"\[\[([^\[\]{}<>|\n]+)(?:\|([^\[\]{}<>|\n]*))?\]\]")
 # Free external links: a scheme with "//" ("https://"), or one of the schemes MediaWiki links
 # without slashes ("mailto:", "tel:"; mwparserfromhell's URI_SCHEMES), anywhere in a word.
 _MARKUP = re.compile(r"[\[\]{}<>&\x00]|//|(?i:bitcoin|geo|magnet|mailto|news|sips?|sms|tel|urn|xmpp)(?=:)")
+_MAYBE_MARKUP = re.compile(r"[\[\]{}<>&:/\x00]")  # every match of _MARKUP starts or ends with one of these
 _LINE_MARKUP = re.compile(r"(?:\A|\n)[ \t]*(?:[*#:;=]|-{4})")
 
 Piece = str | tuple[str, str | None]
+
+
+def _has_markup(text: str) -> bool:
+    return _MAYBE_MARKUP.search(text) is not None and _MARKUP.search(text) is not None
 
 
 def plain_link_pieces(chunk: str) -> list[Piece] | None:
@@ -32,10 +37,10 @@ def plain_link_pieces(chunk: str) -> list[Piece] | None:
     for match in _SIMPLE_LINK.finditer(chunk):
         between = chunk[pos:match.start()]
         title, anchor = match.groups()
-        if _MARKUP.search(between) or _MARKUP.search(title) or not title.strip():
+        if _has_markup(between) or _has_markup(title) or not title.strip():
             return None
         if anchor is not None:
-            if _MARKUP.search(anchor):
+            if _has_markup(anchor):
                 return None
             if not anchor.strip():
                 anchor = ""
@@ -44,7 +49,7 @@ def plain_link_pieces(chunk: str) -> list[Piece] | None:
         pieces.append((title, anchor))
         pos = match.end()
     rest = chunk[pos:]
-    if _MARKUP.search(rest):
+    if _has_markup(rest):
         return None
     if rest:
         pieces.append(rest)

@@ -1,0 +1,127 @@
+"""After step 5: the dataset card (``README.md``) written with every corpus.
+
+A Hugging Face dataset card: YAML front matter the Hub reads (licence, language, task, the features
+with the ``ner_tags`` label names, the Parquet files), then the source dump and its date, the
+licence with the attribution Wikipedia's text needs, the counts and the columns. Made from the
+build's manifest and stats only, so it says nothing the corpus files do not.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+
+from wikisilver.corpus.schema import NER_LABELS, SENTENCE_SCHEMA
+
+LICENCE = "cc-by-sa-4.0"
+# What each column is, one line each (docs/output.md has the long form).
+COLUMNS = {
+    "id": "`page_id-sentence_index`, unique in the corpus",
+    "title": "article title",
+    "page_id": "page id in the dump",
+    "sentence_index": "index of the sentence in its article (dropped sentences counted too)",
+    "text": "the sentence as it stands in the clean article text",
+    "tokens": "tokens",
+    "token_starts": "each token's start offset (characters) in `text`",
+    "token_ends": "each token's end offset (exclusive) in `text`",
+    "lemmas": "lemmas (best effort)",
+    "pos": "Universal POS tags (best effort)",
+    "dbpedia_tags": "IOB2 tags with the most specific DBpedia class (`B-City`)",
+    "conll_tags": "IOB2 CoNLL tags (`B-PER`, `I-LOC`, …) as strings",
+    "ner_tags": "the CoNLL tags as ClassLabel ids: " + ", ".join(f"{i} {n}" for i, n in enumerate(NER_LABELS)),
+    "spans": "entity mentions: token span, tags, the Wikipedia title linked, the rule that labelled it",
+    "low_quality": "a fragment (no final punctuation or no finite verb), kept and flagged",
+    "quality_reasons": "why it is flagged",
+}
+
+
+def _front_matter(manifest: Mapping, stats: Mapping) -> list[str]:
+    sentences = int(stats.get("sentences_kept", 0))
+    size = ("n<1K" if sentences < 1_000 else "1K<n<10K" if sentences < 10_000 else
+            "10K<n<100K" if sentences < 100_000 else "100K<n<1M" if sentences < 1_000_000 else "n>1M")
+    return [
+        "---",
+        f"license: {LICENCE}",
+        f"language:\n- {manifest.get('language') or 'und'}",
+        "task_categories:\n- token-classification",
+        "task_ids:\n- named-entity-recognition",
+        f"size_categories:\n- {size}",
+        "tags:\n- wikipedia\n- silver-standard\n- wikisilver",
+        "configs:\n- config_name: default\n  data_files:\n  - split: train\n    path: parquet/*.parquet",
+        "dataset_info:\n  features:",
+        *[f"  - name: {name}\n    {_yaml_type(name)}" for name in SENTENCE_SCHEMA.names],
+        "---",
+    ]
+
+
+def _yaml_type(name: str) -> str:
+    if name == "ner_tags":
+        labels = "\n".join(f"            '{i}': {label}" for i, label in enumerate(NER_LABELS))
+        return f"sequence:\n      class_label:\n        names:\n{labels}"
+    kind = SENTENCE_SCHEMA.field(name).type
+    if str(kind).startswith("list<") and "struct" not in str(kind):
+        return f"sequence: {kind.value_type}"
+    if "struct" in str(kind):
+        fields = "\n".join(f"      - name: {f.name}\n        dtype: {f.type}" for f in kind.value_type)
+        return f"list:\n{fields}"
+    return f"dtype: {kind}"
+
+
+def dataset_card(manifest: Mapping, stats: Mapping) -> str:
+    """The README.md of a corpus from its manifest.json and stats.json objects."""
+    dumps = manifest.get("dumps") or []
+    wikis = sorted({d.get("dbname") or "?" for d in dumps})
+    dates = sorted({d.get("dump_date") or "unknown" for d in dumps})
+    wiki = ", ".join(wikis)
+    lines = _front_matter(manifest, stats)
+    lines += [
+        "",
+        f"# Silver NER corpus of {wiki}" + (f" (dump of {', '.join(dates)})" if dates != ["unknown"] else ""),
+        "",
+        "Named-entity tags (CoNLL PER, LOC, ORG, MISC and the DBpedia class of each mention) found",
+        f"automatically from Wikipedia's links and DBpedia's types by wikisilver {manifest.get('version', '')}",
+        "(a silver standard: not checked by people).",
+        "",
+        "## Source",
+        "",
+        *[f"- `{os.path.basename(d.get('path', ''))}` ({d.get('dbname') or '?'}, dump date "
+          f"{d.get('dump_date') or 'unknown'}, sha256 `{d.get('sha256', '')[:16]}…`)" for d in dumps],
+        f"- built {manifest.get('finished') or manifest.get('started') or ''}, language "
+        f"`{manifest.get('language', '')}`",
+        "",
+        "## Licence and attribution",
+        "",
+        "The text comes from Wikipedia and is licensed under the Creative Commons Attribution-ShareAlike",
+        "4.0 licence (CC BY-SA 4.0, https://creativecommons.org/licenses/by-sa/4.0/). Attribution: the",
+        f"authors of the {wiki} articles, whose revision histories are on Wikipedia (each",
+        "sentence's `title` names its article: `https://<lang>.wikipedia.org/wiki/<title>`). Share",
+        "adaptations under the same licence. The entity types come from DBpedia (CC BY-SA as well).",
+        "",
+        "## Counts",
+        "",
+        "| | |",
+        "|---|---|",
+        f"| pages read | {stats.get('pages_read', 0):,} |",
+        f"| articles used | {stats.get('pages_used', 0):,} |",
+        f"| sentences | {stats.get('sentences_kept', 0):,} ({stats.get('sentences_low_quality', 0):,} flagged low quality) |",
+        f"| tokens | {stats.get('tokens_kept', 0):,} |",
+        f"| entity mentions | {json.dumps(stats.get('entities_by_tag', {}), sort_keys=True)} |",
+        f"| NE density (entity tokens / tokens) | {stats.get('ne_density', 0.0):.4f} |",
+    ]
+    if stats.get("max_pages"):
+        lines.append(f"| trial run | stopped after the first {stats['max_pages']:,} pages (`--max-pages`) |")
+    lines += [
+        "",
+        "## Files and columns",
+        "",
+        "`parquet/part-*.parquet` (one row per sentence; `datasets.load_dataset(\"parquet\", "
+        "data_files=\"parquet/*.parquet\")` reads the label names from the files) and the same sentences in",
+        "`tsv/part-*.tsv`; `stats.json`, `manifest.json` (inputs, checksums, options).",
+        "",
+        "| column | meaning |",
+        "|---|---|",
+        *[f"| `{name}` | {COLUMNS.get(name, '')} |" for name in SENTENCE_SCHEMA.names],
+        "",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,66 @@
+"""Step 4 of the method, before labelling: pieces of text that are not sentences at all.
+
+Reference-list entries (``McCullough , David .``), HTML left over from broken markup
+(``< / div >``) and one-word pieces (``.``, ``ELSE``) are never written: the labeller drops them
+before it labels anything and counts each under its reason (``stats.json`` →
+``sentences_dropped_fragment``). Low-quality flags (:mod:`~wikisilver.labels.quality`) are for
+real sentences that are fragments of prose; these are not prose.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+# HTML and extension tag names whose markup may survive broken wikitext as text.
+_HTML_TAGS = frozenset({
+    "div", "span", "p", "br", "hr", "center", "font", "small", "big", "sup", "sub", "table", "tr",
+    "td", "th", "ul", "ol", "li", "dl", "dt", "dd", "blockquote", "ref", "references", "gallery",
+    "poem", "tt", "code", "pre", "b", "i", "u", "s", "abbr", "cite", "math", "nowiki", "noinclude",
+    "includeonly", "onlyinclude", "section", "timeline", "imagemap", "syntaxhighlight", "source",
+})
+
+
+def _is_word(token: str) -> bool:
+    return any(ch.isalnum() for ch in token)
+
+
+def _is_name_word(token: str) -> bool:
+    """A capitalized word or an initial (``David``, ``E``, ``E.``)."""
+    return token[:1].isupper() and token.rstrip(".").replace("-", "").replace("'", "").isalpha()
+
+
+def is_html_leftover(tokens: Sequence[str]) -> bool:
+    """``< div style = " float : right ; " >``, ``< / div >``: a tag written out as text."""
+    for k, token in enumerate(tokens[:-1]):
+        if token != "<":
+            continue
+        name = tokens[k + 2] if tokens[k + 1] == "/" and k + 2 < len(tokens) else tokens[k + 1]
+        if name.lower() in _HTML_TAGS and ">" in tokens[k + 1:]:
+            return True
+    return False
+
+
+def is_reference_entry(tokens: Sequence[str]) -> bool:
+    """``McCullough , David .``, ``Knuth , Donald E . ( 2000 ) .``: "Surname, Given names" and
+    then the end or a year in brackets, nothing else: the head of a reference-list entry (list
+    entries of the same shape, ``Warsaw , Poland ( 1991 )``, are not sentences either)."""
+    if len(tokens) < 3 or tokens[1] != "," or not (_is_name_word(tokens[0]) and _is_name_word(tokens[2])):
+        return False
+    k = 3
+    while k < len(tokens) and (_is_name_word(tokens[k]) or tokens[k] == "."):
+        k += 1
+    if k == len(tokens):
+        return tokens[-1] == "."
+    return tokens[k] == "(" and k + 1 < len(tokens) and tokens[k + 1][:4].isdigit()
+
+
+def fragment_reason(tokens: Sequence[str]) -> str | None:
+    """Why these tokens are not a sentence (``one_word``, ``html``, ``reference_entry``), or None."""
+    words = (t for t in tokens if _is_word(t))
+    if next(words, None) is None or next(words, None) is None:  # fewer than two words
+        return "one_word"
+    if "<" in tokens and is_html_leftover(tokens):
+        return "html"
+    if is_reference_entry(tokens):
+        return "reference_entry"
+    return None

@@ -1,0 +1,61 @@
+"""The silver labels against blind gold (tests/gold/*_blind.conll, annotated from the guidelines in
+tests/gold/ and the tokens alone): floors on precision, recall and F of the reference corpora."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ENWIKI_EXTRACT, ONTOLOGY, TYPES_100K, TYPES_111K, shared_file
+from wikisilver.corpus.goldcheck import read_blind_gold, score_corpus
+
+GOLD = Path(__file__).parent / "gold"
+
+
+def _build(out: Path, lang: str, *dumps: Path) -> Path:
+    command = [sys.executable, "-m", "wikisilver.cli", "-q", "build", "--lang", lang, "--out", str(out),
+               "--ontology", str(shared_file(ONTOLOGY)), "--types", str(shared_file(TYPES_100K)),
+               "--types", str(shared_file(TYPES_111K)), "--progress-interval", "0"]
+    for dump in dumps:
+        command += ["--dump", str(dump)]
+    subprocess.run(command, check=True, capture_output=True, timeout=600)
+    return out
+
+
+@pytest.mark.parametrize("name", ["en_wiki_blind.conll", "hu_berlin_blind.conll"])
+def test_blind_gold_files_are_well_formed(name):
+    gold = list(read_blind_gold(str(GOLD / name)))
+    assert len(gold) >= 200
+    assert len({g.title for g in gold}) >= (20 if name.startswith("en") else 1)
+    entities = 0
+    for sentence in gold:
+        tags = sentence.tags
+        assert all(re.fullmatch(r"O|[BI]-(PER|LOC|ORG|MISC)", tag) for tag in tags)
+        assert all(not (t.startswith("I-") and (i == 0 or tags[i - 1][2:] != t[2:])) for i, t in enumerate(tags))
+        entities += sum(tag.startswith("B-") for tag in tags)
+    assert entities >= (1000 if name.startswith("en") else 300)
+
+
+@pytest.mark.slow
+def test_english_silver_labels_against_blind_gold(tmp_path):
+    corpus = _build(tmp_path / "en", "en", shared_file(ENWIKI_EXTRACT), shared_file("wikidumps/enwiki-minidump.xml.bz2"))
+    report = score_corpus(str(corpus), read_blind_gold(str(GOLD / "en_wiki_blind.conll")))
+    print(report.format())
+    assert report.kept_sentences >= 300
+    scores = report.scores
+    assert scores.f1 >= 91 and scores.precision >= 91
+    assert scores.per_type["LOC"].f1 >= 94 and scores.per_type["PER"].f1 >= 94
+    assert scores.per_type["MISC"].f1 >= 85
+
+
+@pytest.mark.slow
+def test_hungarian_silver_labels_against_blind_gold(tmp_path):
+    corpus = _build(tmp_path / "hu", "hu", shared_file("wikidumps/huwiki-minidump.xml.bz2"))
+    report = score_corpus(str(corpus), read_blind_gold(str(GOLD / "hu_berlin_blind.conll")))
+    print(report.format())
+    assert report.kept_sentences >= 60
+    assert report.scores.f1 >= 92 and report.scores.per_type["LOC"].f1 >= 92
