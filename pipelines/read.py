@@ -20,10 +20,16 @@ class ReadResult(NamedTuple):
     counts: PCollection  # dicts of counts for stats.json (pages read, read rejects, stream errors)
 
 
+# Reasons that say the dump itself broke (where a page may be lost with it), not one page.
+STREAM_REASONS = frozenset({"truncated", "corrupt_stream"})
+
+
 def read_reject_counts(reject: PageReject) -> dict[str, int]:
-    """A reject of the reader: a stream error, and a page read and rejected when it names a page."""
+    """A reject of the reader: a page read and rejected when it names a page; a stream error when
+    the dump broke there, or when it names no page (bytes outside any page), not for one bad page."""
     page = 1 if reject.page_id is not None or reject.title is not None else 0
-    return {"pages_read": page, f"pages_rejected.{reject.reason}": page, f"stream_errors.{reject.reason}": 1}
+    stream = 1 if reject.reason in STREAM_REASONS or not page else 0
+    return {"pages_read": page, f"pages_rejected.{reject.reason}": page, f"stream_errors.{reject.reason}": stream}
 
 
 class _ReadDumpPart(beam.DoFn):

@@ -3,6 +3,7 @@ pages the writers cannot hold, corrupt streams. Each input is generated here, sm
 
 from __future__ import annotations
 
+import codecs
 import subprocess
 import sys
 import time
@@ -22,19 +23,19 @@ DEMO_DUMP, DEMO_TYPES = demo_inputs()
 PROSE = "Ada Lovelace was an English mathematician who worked with Charles Babbage in London."
 
 
-def write_dump(path: Path, pages: list[tuple[int, str, str]]) -> Path:
+def dump_xml(pages: list[tuple[int, str, str]]) -> str:
     """A MediaWiki export of ``(page id, title, wikitext)`` pages."""
     body = "".join(
         f"<page><title>{escape(title)}</title><ns>0</ns><id>{page_id}</id><revision><id>{page_id}</id>"
         f"<text xml:space=\"preserve\">{escape(text)}</text></revision></page>\n"
         for page_id, title, text in pages
     )
-    path.write_text(
-        '<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/" xml:lang="en">\n'
-        "<siteinfo><sitename>Wikipedia</sitename><dbname>enwiki</dbname></siteinfo>\n"
-        f"{body}</mediawiki>\n",
-        encoding="utf-8",
-    )
+    return ('<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/" xml:lang="en">\n'
+            f"<siteinfo><sitename>Wikipedia</sitename><dbname>enwiki</dbname></siteinfo>\n{body}</mediawiki>\n")
+
+
+def write_dump(path: Path, pages: list[tuple[int, str, str]]) -> Path:
+    path.write_text(dump_xml(pages), encoding="utf-8")
     return path
 
 
@@ -164,3 +165,34 @@ def test_page_id_over_int64_and_empty_title_are_rejects_and_the_run_goes_on(tmp_
     assert stats["pages_rejected"] == {"bad_page_id": 1, "empty_title": 1} and stats["pages_used"] == 1
     assert (out / "manifest.json").exists()
     assert {r["reason"]: r["title"] for r in read_rejects(out)} == {"bad_page_id": "Huge id", "empty_title": " "}
+
+
+def _utf16_dump(path: Path, texts: list[str], cut: int = 0) -> Path:
+    """A UTF-16-LE dump (with BOM) of pages 1, 2, … with these texts; ``cut``: bytes cut off its end."""
+    xml = dump_xml([(i, f"Page {i}", text) for i, text in enumerate(texts, 1)])
+    data = codecs.BOM_UTF16_LE + xml.encode("utf-16-le", "surrogatepass")
+    path.write_bytes(data[: len(data) - cut] if cut else data)
+    return path
+
+
+def test_utf16_dump_with_a_bad_surrogate_or_cut_at_an_odd_byte_loses_one_page(tmp_path):
+    """A lone surrogate in one page: that page is an xml_error reject (not a stream error); a dump
+    cut at an odd byte inside its last page: a truncation reject. The corpus is written either way."""
+    bad = _utf16_dump(tmp_path / "bad.xml", [PROSE, "bad \ud800 here", PROSE])
+    out = tmp_path / "bad-out"
+    result = build("--dump", str(bad), "--lang", "en", "--types", DEMO_TYPES, "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    stats = read_stats(out)
+    check_accounting(stats)
+    assert stats["pages_read"] == 3 and stats["pages_rejected"] == {"xml_error": 1} and stats["pages_used"] == 2
+    assert stats["stream_errors"] == {}  # one bad page is not a broken stream
+    assert [r["title"] for r in read_rejects(out)] == ["Page 2"]
+
+    cut = _utf16_dump(tmp_path / "cut.xml", [PROSE, PROSE], cut=101)
+    out = tmp_path / "cut-out"
+    result = build("--dump", str(cut), "--lang", "en", "--types", DEMO_TYPES, "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    stats = read_stats(out)
+    check_accounting(stats)
+    assert stats["pages_rejected"] == {"truncated": 1} and stats["pages_used"] == 1
+    assert stats["stream_errors"] == {"truncated": 1} and (out / "manifest.json").exists()

@@ -2,8 +2,10 @@
 
 Dumps are UTF-8 in practice, but copies re-saved on Windows turn up as UTF-16 with CRLF: the
 encoding comes from the BOM or the XML declaration (XML 1.0 appendix F), the stream is
-transcoded to UTF-8 before the pages are cut from it, and a stream that does not decode raises
-:class:`~wikisilver.errors.DumpError` (never garbage text).
+transcoded to UTF-8 before the pages are cut from it. A lone surrogate reaches the page cutter as
+bytes that are not UTF-8 (that page is rejected, never garbage text), a stream cut inside a
+character ends there (a truncation), and any other undecodable stream raises
+:class:`~wikisilver.errors.DumpError`.
 """
 
 from __future__ import annotations
@@ -75,7 +77,9 @@ def _chain(first: list, rest: Iterator) -> Iterator:
 
 
 def _transcode(path: str, encoding: str, bom: int, chunks: Iterator[bytes | Break]) -> Iterator[bytes | Break]:
-    decoder = codecs.getincrementaldecoder(encoding)("strict")
+    # A lone surrogate passes through as one, which the UTF-8 written here then cannot hold: the
+    # page around it fails to parse and becomes an xml_error reject, as invalid UTF-8 does.
+    decoder = codecs.getincrementaldecoder(encoding)("surrogatepass")
     seen = 0
     skip = bom
     for item in chunks:
@@ -97,7 +101,9 @@ def _transcode(path: str, encoding: str, bom: int, chunks: Iterator[bytes | Brea
             yield text.encode("utf-8", "surrogatepass")
     try:
         tail = decoder.decode(b"", final=True)
-    except UnicodeDecodeError as error:
-        raise DumpError(path, None, None, f"not valid {encoding.upper()} text at its end: {error.reason}") from None
+    except UnicodeDecodeError:
+        # Cut inside a character (at an odd byte): the dump is cut short, which the page
+        # cutter reports as the truncation of its last page.
+        return
     if tail:
         yield tail.encode("utf-8", "surrogatepass")
