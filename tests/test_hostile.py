@@ -196,3 +196,15 @@ def test_utf16_dump_with_a_bad_surrogate_or_cut_at_an_odd_byte_loses_one_page(tm
     check_accounting(stats)
     assert stats["pages_rejected"] == {"truncated": 1} and stats["pages_used"] == 1
     assert stats["stream_errors"] == {"truncated": 1} and (out / "manifest.json").exists()
+
+
+def test_strict_rerun_of_a_failed_strict_build_fails_again(tmp_path):
+    """--strict failed (exit 1) on a rejected page: the identical rerun is no "nothing to do", exit 0."""
+    dump = write_dump(tmp_path / "one-bad.xml", [(1, "", PROSE), (2, "Ada Lovelace", PROSE)])
+    out = tmp_path / "out"
+    args = ("--dump", str(dump), "--lang", "en", "--types", DEMO_TYPES, "--out", str(out), "--strict")
+    first = build(*args)
+    assert first.returncode == 1, first.stderr
+    again = build(*args)
+    assert again.returncode == 1 and "--strict" in again.stderr.strip().splitlines()[-1], again.stderr
+    assert build(*args[:-1]).returncode == 0  # without --strict the finished corpus is a no-op

@@ -109,8 +109,8 @@ def build(
     })
     try:
         stats = run_build(config)
-    except AlreadyBuilt as done:
-        return done.stats
+    except AlreadyBuilt as done:  # a no-op rerun answers --strict as the run it repeats did
+        stats = done.stats
     rejected, stream_errors = page_problems(stats)
     if config.strict and (rejected or stream_errors):
         raise BuildProblems(f"{rejected} page(s) rejected, {stream_errors} stream error(s); "

@@ -101,7 +101,13 @@ def run(args: argparse.Namespace) -> int:
     config = resolve_build(job_options(args))
     try:
         stats = run_build(config)
-    except AlreadyBuilt:
+    except AlreadyBuilt as done:
+        rejected, stream_errors = page_problems(done.stats)
+        if config.strict and (rejected or stream_errors):  # what --strict failed on then still holds
+            print(f"wikisilver build: {config.out} holds the corpus of these inputs and options, with "
+                  f"{rejected} page(s) rejected, {stream_errors} stream error(s) (--strict); see {config.out}/rejects/",
+                  file=sys.stderr)
+            return 1
         print(f"wikisilver build: {config.out} already holds the finished corpus of these inputs and options; "
               "nothing to do (pass --overwrite to rebuild)", file=sys.stderr)
         return 0
