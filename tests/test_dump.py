@@ -348,11 +348,16 @@ def test_unknown_encoding_is_dump_error(tmp_path):
         list(dump.iter_pages(path))
 
 
-def test_undecodable_utf16_is_dump_error(tmp_path):
+def test_undecodable_utf16_rejects_its_page_only(tmp_path):
+    """A lone low surrogate in one page's text: that page is an xml_error reject, never garbage
+    text, and the pages around it are read (issue 21: one bad page never kills the run)."""
+    at = 2 * SMALL_DUMP.index("<title>Pest</title>")
     data = SMALL_DUMP.encode("utf-16-le")
-    data = b"\xff\xfe" + data[:400] + b"\x00\xdc" + data[400:]  # a lone low surrogate
-    with pytest.raises(DumpError, match="not valid UTF-16-LE"):
-        list(dump.iter_pages(write(tmp_path, "bad16.xml", data)))
+    data = b"\xff\xfe" + data[:at] + b"\x00\xdc" + data[at:]
+    records = list(dump.iter_pages(write(tmp_path, "bad16.xml", data)))
+    assert [r.title for r in records if isinstance(r, Page)] == ["Budapest", "Kategória:Városok"]
+    rejects = [r for r in records if isinstance(r, PageReject)]
+    assert [r.reason for r in rejects] == ["xml_error"] and "bad16.xml" in rejects[0].detail
 
 
 # -- multistream -----------------------------------------------------------------------------
