@@ -543,6 +543,7 @@ def test_taxon_o_overrides_a_wrong_type_from_the_article_text():
     word that is also a common word only a Latin name counts: "the order Grant gave" names no taxon."""
     on = label_example("taxon_o")
     assert ("Lissamphibia", "O") in tags(on) and ("Kentucky", "B-LOC") in tags(on)
+    assert ("Lissamphibia", "O") in tags(on, 1)  # unlinked: O through the alias index, not UNK
     result = label("Modern amphibians are all [[Lissamphibia]]. He obeyed the order Grant gave in [[Kentucky]].")
     assert ("Lissamphibia", "B-ORG") in tags(result)
 

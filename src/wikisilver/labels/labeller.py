@@ -83,8 +83,9 @@ class Labeller:
         result = ArticleResult()
         counts = result.counts
         text = article.text
-        targets = self._by_evidence(article, targets, counts)
-        aliases = AliasIndex.build(article, targets, own, self.pack, self._tokens_of, self.alias_rules, self._nationality)
+        targets, not_entities = self._by_evidence(article, targets, counts)
+        aliases = AliasIndex.build(article, targets, own, self.pack, self._tokens_of, self.alias_rules, self._nationality,
+                                   not_entities)
         links = sorted(article.links, key=lambda link: link.start)
         link_pos = 0
         for index, (s_start, s_end) in enumerate(self.processor.split_sentences(text)):
@@ -128,15 +129,19 @@ class Labeller:
             result.sentences.append(labelled)
         return result
 
-    def _by_evidence(self, article: Article, targets: Mapping[str, TargetInfo], counts: Counter) -> Mapping[str, TargetInfo]:
+    def _by_evidence(
+        self, article: Article, targets: Mapping[str, TargetInfo], counts: Counter
+    ) -> tuple[Mapping[str, TargetInfo], dict[str, str]]:
         """``targets`` with the ones the article's own text shows are not what their type says
         (``EVIDENCE`` rules: a link's target title or anchor among the names) typed O, or unknown
-        (UNK), for this article."""
+        (UNK), for this article; and the names shown to be O, with the rule that says so."""
         overrides: dict[str, TargetInfo] = {}
+        not_entities: dict[str, str] = {}
         for evidence_rule in self.evidence_rules:
             names = evidence_rule.decide(article.text, self.pack)
             if not names:
                 continue
+            not_entities.update((name, evidence_rule.name) for name, tag in names.items() if tag == "O")
             for link in article.links:
                 info = targets.get(link.target)
                 if link.target in overrides or info is None or info.entity is None:
@@ -146,7 +151,7 @@ class Labeller:
                     entity = EntityType(info.title, None, "O", source=evidence_rule.name) if tag == "O" else None
                     overrides[link.target] = replace(info, entity=entity)
                     counts[evidence_rule.name] += 1
-        return ChainMap(overrides, targets) if overrides else targets
+        return (ChainMap(overrides, targets) if overrides else targets), not_entities
 
     def _tokens_of(self, text: str) -> tuple[str, ...]:
         return tuple(text[s:e] for s, e in self.processor.tokenize(text))
