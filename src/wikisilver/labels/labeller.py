@@ -147,7 +147,8 @@ class Labeller:
                 if link.target in overrides or info is None or info.entity is None:
                     continue
                 tag = names.get(drop_parenthetical(info.title)) or names.get(link.anchor.strip())
-                if tag is not None:
+                # a title typed O (a planet, an element) is no entity either way: nothing to refute
+                if tag is not None and self.pack.conll_of(info.entity) != "O":
                     entity = EntityType(info.title, None, "O", source=evidence_rule.name) if tag == "O" else None
                     overrides[link.target] = replace(info, entity=entity)
                     counts[evidence_rule.name] += 1
