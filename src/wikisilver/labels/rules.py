@@ -1,4 +1,5 @@
-"""Step 3 of the method, its rules: what links, anchors and capitalized words say a token is.
+"""Step 3 of the method, its rules: what the article's own text, links, anchors and capitalized
+words say a token is.
 
 Each rule is registered under its name (:mod:`wikisilver.labels.registry`); its docstring says what
 it decides, with an example. The alias rules are in :mod:`wikisilver.labels.aliases`, the
