@@ -59,9 +59,8 @@ def test_english_silver_labels_against_blind_gold(english_corpus):
     print(report.format())
     assert report.kept_sentences >= 300
     scores = report.scores
-    assert scores.f1 >= 91 and scores.precision >= 91
-    assert scores.per_type["LOC"].f1 >= 94 and scores.per_type["PER"].f1 >= 94
-    assert scores.per_type["MISC"].f1 >= 85
+    assert scores.f1 >= 96 and scores.precision >= 96  # issue 17's acceptance: F >= 96, every type >= 90
+    assert all(scores.per_type[kind].f1 >= 90 for kind in ("LOC", "PER", "ORG", "MISC"))
 
 
 @pytest.mark.slow
