@@ -32,6 +32,7 @@ class TrainReport:
     feature_seconds: float
     train_seconds: float
     final_loss: float | None = None
+    skipped_second_pass: int = 0
 
 
 def _meta_path(model_path: str) -> str:
@@ -44,6 +45,7 @@ def train(
     *,
     max_tokens: int | None = None,
     exclude_low_quality: bool = False,
+    exclude_second_pass: bool = False,
     c1: float = 0.1,
     c2: float = 0.01,
     max_iterations: int = 100,
@@ -68,11 +70,14 @@ def train(
     elif gazetteer is not None:
         gazetteer_path = gazetteer.path
     trainer = _trainer(pycrfsuite, progress, progress_every, max_iterations)
-    n_sentences = n_tokens = skipped = 0
+    n_sentences = n_tokens = skipped = skipped_second = 0
     started = time.perf_counter()
     for sentence in sentences:
         if exclude_low_quality and sentence.low_quality:
             skipped += 1
+            continue
+        if exclude_second_pass and sentence.source != "links":
+            skipped_second += 1
             continue
         if not sentence.tokens:
             continue
@@ -130,6 +135,7 @@ def train(
         feature_seconds=feature_seconds,
         train_seconds=train_seconds,
         final_loss=last.get("loss"),
+        skipped_second_pass=skipped_second,
     )
 
 
