@@ -51,16 +51,14 @@ THRESHOLDS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99)
 
 
 def build(lang: str, out: Path, *extra: str) -> dict:
-    """``wikisilver build`` of the shared dumps of ``lang`` into ``out``; its stats.json (a corpus
-    already there of the same inputs and options is kept: the build's no-op rerun)."""
-    command = [sys.executable, "-m", "wikisilver.cli", "-q", "build", "--lang", lang, "--out", str(out),
+    """``wikisilver build`` of the shared dumps of ``lang`` into ``out``; its stats.json."""
+    command = [sys.executable, "-m", "wikisilver.cli", "-q", "build", "--lang", lang, "--out", str(out), "--overwrite",
                "--ontology", str(DATA / "dbpedia/ontology/dbo-snapshots.owl"),
                "--types", str(DATA / "dbpedia/types/db100k-types.nt.bz2"),
                "--types", str(DATA / "dbpedia/types/db111k-types.nt.bz2"), *extra]
     for dump in DUMPS[lang]:
         command += ["--dump", str(DATA / "wikidumps" / dump)]
-    if subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode != 0:
-        subprocess.run([*command, "--overwrite"], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return json.loads((out / "stats.json").read_text(encoding="utf-8"))
 
 
@@ -142,6 +140,7 @@ def equal_budget(sets: dict[str, list[TaggedSentence]], budget: int, work: Path,
         model = str(work / f"{name}.crfsuite")
         report = train(sentences, model, max_tokens=budget)
         results.append((name, report.tokens, evaluate_tagger(Tagger(model), gold)))
+        print(f"# trained and scored {name}", file=sys.stderr, flush=True)
     return results
 
 

@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
@@ -18,7 +19,7 @@ from wikisilver.corpus.schema import SENTENCE_SCHEMA
 from wikisilver.corpus.tags import TaggedSentence
 from wikisilver.corpus.write import write_part
 from wikisilver.labels import Labeller
-from wikisilver.labels.second_pass import DISAGREES, LOW_CONFIDENCE, SecondPass, decide
+from wikisilver.labels.second_pass import DISAGREES, LOW_CONFIDENCE, UNKNOWN_AS_O, SecondPass, decide
 from wikisilver.ner.crf import Tagger, train
 from wikisilver.ner.seam import MarginalTagger
 from wikisilver.text import get_processor
@@ -42,8 +43,14 @@ class Scripted:
 def test_decide_keeps_a_sure_agreeing_model_and_takes_its_spans_on_unk():
     decision = decide(FIRST, "O O B-PER I-PER O B-LOC O O".split(), [0.95] * 8, 0.9)
     assert decision.kept and decision.spans == ((5, 6, "LOC"),)
-    # An UNK token the model calls O is an O the sentence keeps.
-    assert decide(FIRST, "O O B-PER I-PER O O O O".split(), [0.95] * 8, 0.9).spans == ()
+    # Two unknown runs, each an entity of the model.
+    first = ("B-UNK", "O", "B-PER", "I-PER", "O", "B-UNK", "I-UNK", "O")
+    assert decide(first, "B-MISC O B-PER I-PER O B-ORG I-ORG O".split(), [0.95] * 8, 0.9).spans == (
+        (0, 1, "MISC"), (5, 7, "ORG"))
+
+
+def test_decide_drops_when_the_model_calls_an_unknown_name_o():
+    assert decide(FIRST, "O O B-PER I-PER O O O O".split(), [0.99] * 8, 0.9).reason == UNKNOWN_AS_O
 
 
 def test_decide_drops_when_the_model_disagrees_with_the_links():
@@ -119,6 +126,28 @@ def test_source_is_written_read_and_excluded(tmp_path):
     write_part([plain], tsv, parquet)
     assert pq.read_schema(parquet).names == SENTENCE_SCHEMA.names
     assert "source" not in tsv.read_text(encoding="utf-8")
+
+
+def test_hand_check_sample_is_blind_and_scores_the_recovered_spans(tmp_path):
+    (kept,) = label(SecondPass(Scripted("O O B-PER I-PER O B-LOC O O"))).sentences
+    (tmp_path / "c" / "tsv").mkdir(parents=True)
+    (tmp_path / "c" / "parquet").mkdir()
+    write_part([kept], tmp_path / "c/tsv/p.tsv", tmp_path / "c/parquet/p.parquet", with_source=True)
+    script = [sys.executable, str(Path(__file__).parent.parent / "scripts" / "sample_recovered.py")]
+    todo, key = tmp_path / "todo.txt", tmp_path / "key.jsonl"
+    subprocess.run([*script, "sample", "--corpus", str(tmp_path / "c"), "--out", str(todo), "--key", str(key)],
+                   check=True, timeout=120)
+    lines = todo.read_text(encoding="utf-8").splitlines()
+    assert lines[:2] == ["# title = Test article", "# sentence = 0"]
+    assert lines[3:11] == list(kept.tokens) and not any("\t" in line for line in lines)  # no label
+    # An annotator who calls Zorbaville an ORG: the recovered LOC span is wrong, the link's right.
+    tags = ["O", "O", "B-PER", "I-PER", "O", "B-ORG", "O", "O"]
+    annotated = "\n".join(lines[:3] + [f"{t}\t{tag}" for t, tag in zip(kept.tokens, tags)]) + "\n"
+    (tmp_path / "done.conll").write_text(annotated, encoding="utf-8")
+    for where in (["--corpus", str(tmp_path / "c")], ["--key", str(key)]):
+        done = subprocess.run([*script, "score", *where, "--annotation", str(tmp_path / "done.conll")],
+                              capture_output=True, text=True, check=True, timeout=120)
+        assert "recovered spans: 0 / 1 right" in done.stdout and "P 50.0 R 50.0" in done.stdout
 
 
 @pytest.mark.slow

@@ -8,11 +8,14 @@ O from the rules) and left others UNK. The model tags the whole sentence; the se
   every entity span of the model is either one of those or lies on UNK tokens only (it relabels
   nothing the first pass decided) — else it stays dropped as ``disagrees``;
 * on every UNK token the model's marginal probability of its label is at least the threshold (so
-  every unknown span, entity or O, is confidently labelled) — else ``low_confidence``.
+  every unknown span is confidently labelled) — else ``low_confidence``;
+* the model puts every UNK token in an entity — else ``unknown_as_o``. An UNK token is a name the
+  rules could not explain (a capitalized word, a link to an untyped article); a model trained on
+  the first pass misses names more than it invents them, and a sentence kept with such a token as
+  O teaches the next model to miss it (measured in docs/labelling.md).
 
-The UNK tokens then take the model's labels: its spans there become entities (rule
-``second_pass``, the generic DBpedia class of their type), the other UNK tokens O. The decision is
-pure (:func:`decide`); the labeller applies it to its sentence state.
+The UNK tokens then take the model's spans (rule ``second_pass``, the generic DBpedia class of
+their type). The decision is pure (:func:`decide`); the labeller applies it to its sentence state.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ DEFAULT_THRESHOLD = 0.9
 RULE = "second_pass"
 SOURCE = "second_pass"
 # Reasons a sentence stays dropped (stats.json second_pass.dropped).
-DISAGREES, LOW_CONFIDENCE = "disagrees", "low_confidence"
+DISAGREES, LOW_CONFIDENCE, UNKNOWN_AS_O = "disagrees", "low_confidence", "unknown_as_o"
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,8 @@ def decide(
         recovered.append(span)
     if any(u and p < threshold for u, p in zip(unknown, marginals)):
         return Decision(reason=LOW_CONFIDENCE)
+    if any(u and tag == "O" for u, tag in zip(unknown, predicted)):
+        return Decision(reason=UNKNOWN_AS_O)
     return Decision(spans=tuple(recovered))
 
 
