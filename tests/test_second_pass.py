@@ -180,3 +180,13 @@ def test_build_with_second_pass_end_to_end(tmp_path):
     bad = subprocess.run([*cli, "build", "--demo", "--out", str(tmp_path / "bad"), "--second-pass",
                           str(tmp_path / "none.crfsuite")], capture_output=True, text=True, timeout=120)
     assert bad.returncode != 0 and "none.crfsuite" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_tagger_spec_names_the_kind_or_is_a_crf_path():
+    from wikisilver.errors import InputError
+    from wikisilver.ner.seam import split_spec
+
+    assert split_spec("models/en.crfsuite") == ("crf", "models/en.crfsuite")
+    assert split_spec("crf:models/en.crfsuite") == ("crf", "models/en.crfsuite")
+    with pytest.raises(InputError, match="unknown tagger kind 'bert'"):
+        split_spec("bert:models/en")

@@ -38,6 +38,7 @@ def split_spec(spec: str) -> tuple[str, str]:
 def load_model(spec: str):
     """What one worker process loads once for ``spec`` (shared by the taggers of its threads)."""
     kind, path = split_spec(spec)
+    assert kind == "crf", kind  # split_spec knows only TAGGER_KINDS; a new kind adds its branch here
     from wikisilver.ner.crf import load_model as load_crf
 
     return load_crf(path)
