@@ -153,9 +153,11 @@ class Corpus:
         """Sentences (rows) in all parts, low-quality ones included; only the footers are read."""
         return read.sentence_count(self.path)
 
-    def sentences(self, exclude_low_quality: bool = False) -> Iterator[LabelledSentence]:
-        """Every sentence, streamed part by part (within a part: by page id, sentence index)."""
-        return read.read_sentences(self.path, exclude_low_quality=exclude_low_quality)
+    def sentences(self, exclude_low_quality: bool = False, exclude_second_pass: bool = False) -> Iterator[LabelledSentence]:
+        """Every sentence, streamed part by part (within a part: by page id, sentence index);
+        ``exclude_second_pass``: only those the rules labelled (``source`` ``links``)."""
+        return read.read_sentences(self.path, exclude_low_quality=exclude_low_quality,
+                                   exclude_second_pass=exclude_second_pass)
 
     def __iter__(self) -> Iterator[LabelledSentence]:
         return self.sentences()

@@ -119,6 +119,7 @@ class LabelledSentence:
     quality_reasons: tuple[str, ...] = field(default=())
     text: str = ""  # the sentence as it stands in the clean article text
     offsets: tuple[tuple[int, int], ...] = ()  # each token's [start, end) in ``text`` (empty: unknown)
+    source: str = "links"  # "links": labelled by the rules; "second_pass": UNK relabelled by a model
 
     @property
     def sentence_id(self) -> str:

@@ -38,6 +38,9 @@ def make_stats(counts: Mapping[str, int], max_pages: int | None = None) -> dict:
         "typing_decisions": group("typing_decisions."),
         "rules_fired": rules_fired(counts),
     }
+    second_pass = group("second_pass.")
+    if second_pass:  # a build with --second-pass (see docs/output.md)
+        stats["second_pass"] = second_pass
     accounted = stats["pages_used"] + sum(stats["pages_skipped"].values()) + sum(stats["pages_rejected"].values())
     stats["pages_accounted"] = accounted == stats["pages_read"]
     if max_pages is not None and stats["pages_read"] >= max_pages:

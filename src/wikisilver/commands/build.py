@@ -76,6 +76,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="drop fragment sentences instead of keeping them flagged low_quality")
     tuning.add_argument("--disable-rule", dest="disabled_rules", action="append", metavar="RULE",
                         help="switch a labelling rule off (repeatable; names as in stats.json rules_fired)")
+    tuning.add_argument("--second-pass", metavar="MODEL",
+                        help="label what the rules leave UNK with MODEL (a `wikisilver train` model of a "
+                             "first-pass corpus) and keep a dropped sentence when the model is sure and "
+                             "agrees with the links; kept ones have source=second_pass (docs/labelling.md)")
+    tuning.add_argument("--second-pass-threshold", type=float, metavar="P",
+                        help="the model's marginal probability every UNK token must reach (default 0.9)")
     tuning.add_argument("--redirect-hops", type=int, help="redirect chain rounds to follow (default 3)")
     tuning.add_argument("--max-page-chars", type=int,
                         help="pages with more wikitext go to rejects (default 2,000,000)")
