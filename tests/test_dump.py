@@ -457,4 +457,14 @@ def test_corrupt_stream_in_multistream_loses_only_that_stream(multistream, tmp_p
     rejects = [r for r in records if isinstance(r, PageReject)]
     assert len(rejects) == 1 and rejects[0].reason == "corrupt_stream"
     assert offsets[3] <= rejects[0].offset < offsets[4]
+    assert rejects[0].offset + rejects[0].bytes_skipped == offsets[4]  # read on at the next stream
+    assert 50 <= rejects[0].pages_unread_estimate <= 200
     assert sum(isinstance(r, Page) for r in records) == 2004 - 100
+    # read in parallel byte ranges, the same: each range reads on past a gap the same way
+    ranges = dump.stream_ranges(path, index_path, target_bytes=100_000)
+    parts = [r for start, end in ranges for r in dump.iter_pages_in_range(path, start, end)]
+    assert without_offset([r for r in parts if isinstance(r, Page)]) == without_offset(
+        [r for r in records if isinstance(r, Page)])
+    [reject] = [r for r in parts if isinstance(r, PageReject)]
+    assert (reject.offset, reject.bytes_skipped, reject.reason) == (rejects[0].offset, rejects[0].bytes_skipped,
+                                                                    "corrupt_stream")

@@ -175,7 +175,9 @@ class Bz2Reader:
             try:  # the output of one block (at most ~46 MB by the format) is passed on once it checked out
                 out = list(decompress_all(decompressor, self.data[:size], self.max_out))
             except (OSError, EOFError, ValueError) as error:
-                resume = yield from self._read_on(_Gap(good // 8, stream_start, str(error)), good + 1)
+                # Nothing of this feed was passed on: its block is tried again alone, which recovers
+                # it when what failed was the stream's end marker or CRC, or the next stream's header.
+                resume = yield from self._read_on(_Gap(good // 8, stream_start, str(error)), good)
                 if resume is None:
                     return
                 decompressor = None
@@ -249,9 +251,9 @@ class Bz2Reader:
                     if gap is None:
                         gap = _Gap(block // 8, self.base, "a block that does not decompress")
                 else:
-                    if gap is not None:
+                    if gap is not None and block // 8 > gap.start:  # else nothing was lost
                         yield self._gap_break(gap, block // 8)
-                        gap = None
+                    gap = None
                     self.meter.good_bytes += (bit - block) // 8
                     yield from out
             if is_end:  # end marker and 32-bit CRC, padded to a byte: the next stream starts there
