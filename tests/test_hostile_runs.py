@@ -323,6 +323,27 @@ def test_one_huge_insert_line_is_read_as_a_stream_of_tuples(tmp_path) -> None:
     assert peak < 150, f"peak RSS {peak} MiB"
 
 
+def test_one_huge_line_in_a_types_file_is_skipped_without_being_held(tmp_path) -> None:
+    # A 120 MB line (no line break) between two good triples: read in MAX_LINE pieces, never whole.
+    triple = "<http://dbpedia.org/resource/{t}> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> " \
+             "<http://dbpedia.org/ontology/{c}> .\n"
+    types = tmp_path / "types.nt"
+    write_lazily(types, [
+        triple.format(t="Ada_Lovelace", c="Person"),
+        "<http://dbpedia.org/resource/Huge> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> \"",
+        ("x" * (1 << 20) for _ in range(120)),
+        "\" .\n",
+        triple.format(t="London", c="City"),
+    ])
+    assert types.stat().st_size > 120 << 20
+    peak, printed = peak_rss_mib(
+        "from wikisilver.entities.rdf import TripleReadStats, iter_instance_types\n"
+        "stats = TripleReadStats()\n"
+        f"print(list(iter_instance_types({str(types)!r}, stats)), stats.malformed)")
+    assert printed == "[('Ada Lovelace', 'Person'), ('London', 'City')] 1"
+    assert peak < 100, f"peak RSS {peak} MiB"
+
+
 def test_a_huge_page_is_rejected_without_being_held_and_the_next_page_is_read(tmp_path) -> None:
     dump = tmp_path / "huge.xml"
     page = "<page><title>{t}</title><ns>0</ns><id>{i}</id><revision><id>1</id><text>{x}</text></revision></page>\n"
