@@ -261,6 +261,7 @@ def test_corrupt_block_in_a_single_stream_bz2_loses_that_block_only_and_says_so(
     assert any(line.split()[:3] == ["pages", "unread", "(estimate)"] and estimate in line
                for line in result.stdout.splitlines()), result.stdout
     assert f"{estimate} page(s) unread" in result.stderr.strip().splitlines()[-1]
+    assert f"| pages unread (estimate) | {estimate}, in {stats['bytes_skipped']:,}" in (out / "README.md").read_text()
 
     strict = build(*args, "--out", str(tmp_path / "strict"), "--strict", timeout=120)
     assert strict.returncode == 1 and "page(s) unread" in strict.stderr.strip().splitlines()[-1], strict.stderr
