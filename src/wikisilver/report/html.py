@@ -126,6 +126,9 @@ def render_report(
         ("entity tokens", stats.get("entity_tokens")),
         ("NE density", f"{density:.4f} ({density:.2%})" if isinstance(density, float) else density),
     ]
+    if stats.get("bytes_skipped"):  # corrupt blocks of a dump were skipped
+        summary_rows[1:1] = [("pages unread (estimate)", stats.get("pages_unread_estimate")),
+                             ("compressed bytes skipped", stats["bytes_skipped"])]
     summary = _table(["", "value"], [[(_e(k), False), (_n(v), True)] for k, v in summary_rows])
     skipped = stats.get("pages_skipped") or {}
     skipped_note = ", ".join(f"{_e(k)}: {_n(v)}" for k, v in sorted(skipped.items()))
