@@ -124,11 +124,9 @@ class Bz2Reader:
         self.read_size, self.max_out, self.make_break = read_size, max_out, make_break
         self.data = b""  # compressed bytes not yet used; data[0] is byte `base` of the file
         self.base = self.read_to = start
-        self.start = start
         self.tail = b""  # the last bytes searched for magics, so one across two reads is found
         self.magics: deque[tuple[int, bool]] = deque()  # (file bit, is end marker) ahead, in order
         self.meter = Meter()
-        self.skipped = 0
 
     def _more(self) -> bool:
         size = self.read_size if self.end is None else min(self.read_size, self.end - self.read_to)
@@ -208,7 +206,6 @@ class Bz2Reader:
         stop = self.read_to if resume is None else resume
         skipped = stop - gap.start
         read = self.meter.good_bytes
-        self.skipped += skipped
         where = f"reading on at byte {resume:,}" if resume is not None else "to the end of the input"
         return self.make_break(
             "corrupt_stream", gap.start,
@@ -222,13 +219,14 @@ class Bz2Reader:
         stream's end marker (yields data and the gap's Break); returns the byte where the next
         stream may start, or None at the end of the input."""
         block = None  # file bit where the block being cut out begins
+        stream_start = gap.stream_start
         while True:
             found = self._next_magic(after)
             while found is None:
                 if block is None:
                     self._drop_to(max(self.base, self.read_to - _TAIL))
                 elif self.read_to - block // 8 > MAX_BLOCK_BYTES:  # no block is this long
-                    gap = gap or _Gap(block // 8, self.base, "no block magic or end marker where the next was due")
+                    gap = gap or _Gap(block // 8, stream_start, "no block magic or end marker where the next was due")
                     block = None
                     continue
                 if not self._more():
@@ -249,7 +247,7 @@ class Bz2Reader:
                 out = self._decompress_block(block_stream(self.data, block - self.base * 8, bit - self.base * 8))
                 if out is None:
                     if gap is None:
-                        gap = _Gap(block // 8, self.base, "a block that does not decompress")
+                        gap = _Gap(block // 8, stream_start, "a block that does not decompress")
                 else:
                     if gap is not None and block // 8 > gap.start:  # else nothing was lost
                         yield self._gap_break(gap, block // 8)
