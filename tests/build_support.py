@@ -43,3 +43,5 @@ def check_accounting(stats: dict, complete: bool = True) -> None:
     assert stats["pages_read"] == accounted, stats
     assert stats["pages_accounted"] is complete, stats
     assert (stats["bytes_skipped"] == 0) is complete, stats
+    if complete:  # pages_read + pages_unread_estimate: the pages of the dumps
+        assert stats["pages_unread_estimate"] == 0, stats
