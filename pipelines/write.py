@@ -86,11 +86,14 @@ class _WriteRejects(beam.DoFn):
 
 
 def _reject_row(reject: PageReject) -> dict:
-    return {
+    row = {
         "source": reject.source, "reason": reject.reason, "detail": reject.detail,
         "page_id": reject.page_id, "title": reject.title, "offset": reject.offset,
         "snippet": reject.snippet,
     }
+    if reject.bytes_skipped:  # a gap in a dump read on after
+        row.update(bytes_skipped=reject.bytes_skipped, pages_unread_estimate=reject.pages_unread_estimate)
+    return row
 
 
 class WriteRejects(beam.PTransform):

@@ -100,7 +100,7 @@ def build(
     from wikisilver.config import resolve_build
     from wikisilver.pipelines.build import run_build
     from wikisilver.pipelines.runner import AlreadyBuilt
-    from wikisilver.stats import page_problems
+    from wikisilver.stats import describe_problems, page_problems
 
     config = resolve_build({
         **options, "dumps": dump, "out": out, "lang": lang, "types": types, "ontology": ontology,
@@ -113,8 +113,7 @@ def build(
         stats = done.stats
     rejected, stream_errors = page_problems(stats)
     if config.strict and (rejected or stream_errors):
-        raise BuildProblems(f"{rejected} page(s) rejected, {stream_errors} stream error(s); "
-                            f"see {config.out}/rejects/", stats)
+        raise BuildProblems(f"{describe_problems(stats)}; see {config.out}/rejects/", stats)
     return stats
 
 

@@ -36,6 +36,8 @@ class PageReject:
     title: str | None = None
     offset: int | None = None
     snippet: str = ""
+    bytes_skipped: int = 0  # corrupt_stream: compressed bytes skipped to the next readable block
+    pages_unread_estimate: int = 0  # corrupt_stream: pages estimated lost in those bytes
 
 
 @dataclass(frozen=True)

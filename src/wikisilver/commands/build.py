@@ -102,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
     from wikisilver.config import resolve_build
     from wikisilver.pipelines.build import run_build
     from wikisilver.pipelines.runner import AlreadyBuilt
-    from wikisilver.stats import page_problems
+    from wikisilver.stats import describe_problems, page_problems
 
     config = resolve_build(job_options(args))
     try:
@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
         rejected, stream_errors = page_problems(done.stats)
         if config.strict and (rejected or stream_errors):  # what --strict failed on then still holds
             print(f"wikisilver build: {config.out} holds the corpus of these inputs and options, with "
-                  f"{rejected} page(s) rejected, {stream_errors} stream error(s) (--strict); see {config.out}/rejects/",
+                  f"{describe_problems(done.stats)} (--strict); see {config.out}/rejects/",
                   file=sys.stderr)
             return 1
         print(f"wikisilver build: {config.out} already holds the finished corpus of these inputs and options; "
@@ -120,14 +120,15 @@ def run(args: argparse.Namespace) -> int:
     print_summary(config.out, stats)
     rejected, stream_errors = page_problems(stats)
     if rejected or stream_errors:
-        print(f"wikisilver build: warning: {rejected} page(s) rejected, {stream_errors} stream error(s); "
-              f"see {config.out}/rejects/", file=sys.stderr)
+        print(f"wikisilver build: warning: {describe_problems(stats)}; see {config.out}/rejects/", file=sys.stderr)
         if config.strict:
             return 1
     return 0
 
 
 def print_summary(out: str, stats: dict) -> None:
+    from wikisilver.stats import unread_words
+
     rows = [
         ("pages read", stats["pages_read"]),
         ("pages used", stats["pages_used"]),
@@ -140,6 +141,9 @@ def print_summary(out: str, stats: dict) -> None:
         ("entities by tag", json.dumps(stats["entities_by_tag"])),
         ("NE density", stats["ne_density"]),
     ]
+    if stats.get("bytes_skipped"):
+        rows.insert(1, ("pages unread (estimate)", f"{unread_words(stats)}, in {stats['bytes_skipped']:,} compressed "
+                        "bytes skipped over corrupt blocks (see rejects/)"))
     if stats.get("max_pages"):
         rows.insert(1, ("stopped early", f"after the first {stats['max_pages']:,} pages (--max-pages): a trial run"))
     width = max(len(name) for name, _ in rows)

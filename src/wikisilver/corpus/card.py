@@ -15,6 +15,7 @@ from collections.abc import Mapping
 import pyarrow as pa
 
 from wikisilver.corpus.schema import NER_LABELS, SENTENCE_SCHEMA, SOURCE_SCHEMA
+from wikisilver.stats import unread_words
 
 LICENCE = "cc-by-sa-4.0"
 # What each column is, one line each (docs/output.md has the long form).
@@ -122,6 +123,9 @@ def dataset_card(manifest: Mapping, stats: Mapping) -> str:
                      "(`source` `second_pass`: UNK tokens labelled by a model, `--second-pass`) |")
     if stats.get("max_pages"):
         lines.append(f"| trial run | stopped after the first {stats['max_pages']:,} pages (`--max-pages`) |")
+    if stats.get("bytes_skipped"):
+        lines.append(f"| pages unread (estimate) | {unread_words(stats)}, in {stats['bytes_skipped']:,} compressed "
+                     "bytes of corrupt blocks skipped |")
     lines += [
         "",
         "## Files and columns",

@@ -134,6 +134,9 @@ def render_report(
             ("dropped by it: model disagrees / unsure",
              f"{second.get('dropped.disagrees', 0):,} / {second.get('dropped.low_confidence', 0):,}"),
         ]
+    if stats.get("bytes_skipped"):  # corrupt blocks of a dump were skipped
+        summary_rows[1:1] = [("pages unread (estimate)", stats.get("pages_unread_estimate")),
+                             ("compressed bytes skipped", stats["bytes_skipped"])]
     summary = _table(["", "value"], [[(_e(k), False), (_n(v), True)] for k, v in summary_rows])
     skipped = stats.get("pages_skipped") or {}
     skipped_note = ", ".join(f"{_e(k)}: {_n(v)}" for k, v in sorted(skipped.items()))
