@@ -4,7 +4,7 @@ wikisilver downloads nothing at run time, but three of Beam's runners would: the
 runners fetch their job-server jar from Maven Central unless given one, and the Prism runner
 fetches its binary from GitHub unless given one. So a job on them is refused, before any work,
 unless the local file is given: the command that fetches it once (the Flink job server:
-``scripts/fetch_flink_job_server.sh``) is the user's to run, as any other install step.
+``scripts/fetch_job_server.sh flink``) is the user's to run, as any other install step.
 
 A runner is named as Beam names it (``FlinkRunner``, ``flink``, ``flinkrunner``: case and the
 ``Runner`` suffix do not matter); a job service already running (``--runner PortableRunner
@@ -33,9 +33,9 @@ class LocalArtifact:
 
 NEEDS_LOCAL_FILE = {
     "flink": LocalArtifact("--flink_job_server_jar", "the Flink job-server jar",
-                           "fetch it once with scripts/fetch_flink_job_server.sh"),
+                           "fetch it once with scripts/fetch_job_server.sh flink"),
     "spark": LocalArtifact("--spark_job_server_jar", "the Spark job-server jar",
-                           "build or download Beam's beam-runners-spark-3-job-server jar"),
+                           "fetch it once with scripts/fetch_job_server.sh spark"),
     "prism": LocalArtifact("--prism_location", "the Prism runner binary",
                            "build it with `go install github.com/apache/beam/sdks/v2/go/cmd/prism@v2.77.0`"),
 }

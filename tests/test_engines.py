@@ -1,13 +1,14 @@
-"""The build on Apache Flink gives the DirectRunner's corpus, byte for byte.
+"""The build on Apache Flink and Apache Spark gives the DirectRunner's corpus, byte for byte.
 
 Beam's portable Flink runner starts the Flink job server (fetched from Maven Central by
-``scripts/fetch_flink_job_server.sh``, which CI runs; skipped with a message where it is absent),
+``scripts/fetch_job_server.sh flink``, which CI runs; skipped with a message where it is absent),
 which runs the job on an embedded Flink cluster (``--flink_master [auto]``) with two task slots
 (``--parallelism 2``) and two SDK worker processes per task manager, started by the launcher's
 worker pool (LOOPBACK with ``use_loopback_process_worker``: separate Python processes sharing this
 machine's file system, as EXTERNAL workers beside each task manager would). Every DoFn, coder and
 side input crosses the Fn API into those processes; the grouping, the joins and the shuffles are
-Flink's.
+Flink's. Spark's job server (``scripts/fetch_job_server.sh spark``) runs the demo on a ``local[2]``
+Spark master the same way.
 
 The English extract takes about a minute on Flink on two cores, so these tests are marked slow.
 """
@@ -30,7 +31,16 @@ from wikisilver.errors import InputError
 
 REPO = Path(__file__).resolve().parents[1]
 JOB_SERVER_JAR = REPO / ".cache" / "flink" / "beam-flink-job-server.jar"
+SPARK_JOB_SERVER_JAR = REPO / ".cache" / "spark" / "beam-spark-job-server.jar"
 RUN_TIMEOUT = 600  # generous: "does not hang", on a busy two-core machine
+
+
+def job_server(jar: Path, runner: str) -> Path:
+    if not jar.is_file():
+        pytest.skip(f"no {runner} job server at {jar}: run scripts/fetch_job_server.sh {runner} (needs Java and Maven)")
+    if shutil.which("java") is None:
+        pytest.skip(f"no `java` on PATH: the {runner} job server needs Java 11+")
+    return jar
 
 
 def build(out: Path, inputs: list[str], *beam_args: str) -> subprocess.CompletedProcess:
@@ -53,12 +63,9 @@ def extract_inputs() -> list[str]:
 
 @pytest.fixture(scope="module")
 def flink_run(tmp_path_factory, extract_inputs) -> tuple[Path, str]:
-    if not JOB_SERVER_JAR.is_file():
-        pytest.skip(f"no Flink job server at {JOB_SERVER_JAR}: run scripts/fetch_flink_job_server.sh (needs Java and Maven)")
-    if shutil.which("java") is None:
-        pytest.skip("no `java` on PATH: the Flink job server needs Java 11+")
+    jar = job_server(JOB_SERVER_JAR, "flink")
     out = tmp_path_factory.mktemp("flink") / "corpus"
-    done = build(out, extract_inputs, "--runner", "flink", "--flink_job_server_jar", str(JOB_SERVER_JAR),
+    done = build(out, extract_inputs, "--runner", "flink", "--flink_job_server_jar", str(jar),
                  "--parallelism", "2", "--sdk_worker_parallelism", "2",
                  "--environment_type", "LOOPBACK", "--experiments", "use_loopback_process_worker")
     assert done.returncode == 0, done.stderr[-3000:]
@@ -91,11 +98,7 @@ def test_flink_job_ran_on_flink_with_two_worker_processes(flink_run):
 @pytest.mark.slow
 def test_flink_corpus_is_byte_identical_to_direct_runner(flink_run, direct_corpus):
     flink, _ = flink_run
-    names = corpus_files(direct_corpus)
-    assert any(name.startswith("tsv/part-") for name in names) and any(n.startswith("parquet/") for n in names)
-    assert corpus_files(flink) == names
-    for name in names:
-        assert (flink / name).read_bytes() == (direct_corpus / name).read_bytes(), name
+    assert_same_files(flink, direct_corpus)
 
 
 @pytest.mark.slow
@@ -110,6 +113,27 @@ def test_flink_stats_equal_direct_runner(flink_run, direct_corpus):
     assert card == direct
 
 
+def assert_same_files(out: Path, reference: Path) -> None:
+    names = corpus_files(reference)
+    assert any(name.startswith("tsv/part-") for name in names) and any(n.startswith("parquet/") for n in names)
+    assert corpus_files(out) == names
+    for name in names + ["stats.json"]:
+        assert (out / name).read_bytes() == (reference / name).read_bytes(), name
+
+
+@pytest.mark.slow
+def test_spark_demo_corpus_is_byte_identical_to_direct_runner(tmp_path, demo_corpus):
+    jar = job_server(SPARK_JOB_SERVER_JAR, "spark")
+    out = tmp_path / "corpus"
+    done = build(out, ["--demo"], "--runner", "SparkRunner", "--spark_job_server_jar", str(jar),
+                 "--spark_master_url", "local[2]", "--environment_type", "LOOPBACK",
+                 "--experiments", "use_loopback_process_worker")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "SparkJobServerDriver" in done.stderr or str(jar) in done.stderr, done.stderr[-3000:]
+    assert "Job state changed to DONE" in done.stderr, done.stderr[-3000:]
+    assert_same_files(out, demo_corpus)
+
+
 def test_flink_without_a_local_job_server_jar_is_refused_before_any_work(tmp_path):
     out = tmp_path / "corpus"
     done = subprocess.run(
@@ -117,7 +141,7 @@ def test_flink_without_a_local_job_server_jar_is_refused_before_any_work(tmp_pat
         capture_output=True, text=True, timeout=120,
     )
     assert done.returncode == 2
-    assert "scripts/fetch_flink_job_server.sh" in done.stderr and "Traceback" not in done.stderr
+    assert "scripts/fetch_job_server.sh flink" in done.stderr and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert not out.exists()
 
