@@ -43,7 +43,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from throughput import DEFAULT_DUMP, DEFAULT_ONTOLOGY, DEFAULT_TYPES, REPO, machine, repeated_dump  # noqa: E402
+from throughput import (  # noqa: E402
+    DEFAULT_DUMP, DEFAULT_ONTOLOGY, DEFAULT_TYPES, REPO, ceiling_pair, child_command, child_report, machine, repeated_dump,
+)
 
 JOB_SERVER_JAR = REPO / ".cache" / "flink" / "beam-flink-job-server.jar"
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -62,6 +64,7 @@ class Run:
     workers: int
     identical: str = ""
     worker_peaks_mb: list[float] = field(default_factory=list)
+    cpu_by_role_s: dict[str, float] = field(default_factory=dict)
 
 
 class ProcessSampler(threading.Thread):
@@ -112,6 +115,12 @@ class ProcessSampler(threading.Thread):
                 except (OSError, ValueError):
                     continue
             self.done.wait(self.interval)
+
+    def cpu_by_role_s(self) -> dict[str, float]:
+        found: dict[str, float] = {}
+        for entry in self.seen.values():
+            found[entry["role"]] = round(found.get(entry["role"], 0) + entry["ticks"] / TICKS, 1)
+        return found
 
     def peaks_mb(self, role: str) -> list[float]:
         return sorted((e["hwm_kb"] / 1024 for e in self.seen.values() if e["role"] == role), reverse=True)
@@ -165,23 +174,33 @@ def measure(args, dump: Path, name: str, shards: int, engine: str, slots: int, w
     shutil.rmtree(out, ignore_errors=True)
     run = Run(name, engine, slots, round(wall, 1), round(max(reaped, sampler.cpu_s), 1), round(launcher),
               round(max(sampler.peaks_mb("jvm"), default=0)), round(max(workers, default=launcher)),
-              len(workers), worker_peaks_mb=[round(w) for w in workers])
+              len(workers), worker_peaks_mb=[round(w) for w in workers], cpu_by_role_s=sampler.cpu_by_role_s())
     return run, digest
 
 
 def table(runs: list[Run]) -> str:
-    lines = ["| input | engine | slots | wall s | CPU s | launcher MB | JVM MB | SDK worker MB, each (n) | corpus |",
+    lines = ["| input | engine | slots | wall s | CPU s (launcher / JVM / workers) | launcher MB | JVM MB "
+             "| SDK worker MB, each (n) | corpus |",
              "|---|---|---|---|---|---|---|---|---|"]
     for r in runs:
         workers = f"{r.worker_mb} ({r.workers})" if r.workers else f"{r.worker_mb} (in launcher)"
-        lines.append(f"| {r.input} | {r.engine} | {r.slots} | {r.wall_s} | {r.cpu_s} | {r.launcher_mb} | "
+        roles = r.cpu_by_role_s
+        cpu = f"{r.cpu_s} ({roles.get('launcher', 0)} / {roles.get('jvm', 0)} / {roles.get('worker', 0)})"
+        lines.append(f"| {r.input} | {r.engine} | {r.slots} | {r.wall_s} | {cpu} | {r.launcher_mb} | "
                      f"{r.jvm_mb or '–'} | {workers} | {r.identical} |")
     return "\n".join(lines)
 
 
-def ratios(runs: list[Run], small: str, big: str) -> str:
+def machine_ceiling(dump: Path) -> float:
+    """What a second process gains on this machine right now: benchmarks/throughput.py's stage 2b
+    loop (pure-Python CPU work, nothing shared) alone, then two copies at once: 2 x alone / together."""
+    alone = subprocess.run(child_command("clean_wikitext", str(dump)), capture_output=True, check=True, cwd=REPO)
+    return 2 * child_report(alone.stdout.decode())["wall_s"] / ceiling_pair(str(dump))
+
+
+def ratios(runs: list[Run], small: str, big: str, ceiling: float | None) -> str:
     found = {(r.input, r.engine, r.slots): r for r in runs}
-    lines = []
+    lines = [f"machine's two-process ceiling, measured between the runs: {ceiling:.2f}x"] if ceiling else []
     for engine in sorted({r.engine for r in runs}):
         for name in (small, big):
             one, two = found.get((name, engine, 1)), found.get((name, engine, 2))
@@ -225,6 +244,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.repeat > 1:
             copies = repeated_dump(str(args.dump), args.repeat, work / f"repeat{args.repeat}.xml.bz2")
             inputs.append((big, copies, auto_shards((str(args.dump),)) * args.repeat))
+        ceiling = machine_ceiling(args.dump) if 2 in slot_counts else None
         for name, dump, shards in inputs:
             reference = None
             for engine in engines:
@@ -236,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{name} {engine} {slots}: {json.dumps(asdict(run))}", file=sys.stderr, flush=True)
     print(table(runs))
     print()
-    print(ratios(runs, "x1", big))
+    print(ratios(runs, "x1", big, ceiling))
     if args.json:
         args.json.write_text(json.dumps([asdict(r) for r in runs], indent=1))
     return 0
