@@ -67,7 +67,8 @@ def flink_run(tmp_path_factory, extract_inputs) -> tuple[Path, str]:
     out = tmp_path_factory.mktemp("flink") / "corpus"
     done = build(out, extract_inputs, "--runner", "flink", "--flink_job_server_jar", str(jar),
                  "--parallelism", "2", "--sdk_worker_parallelism", "2",
-                 "--environment_type", "LOOPBACK", "--experiments", "use_loopback_process_worker")
+                 "--environment_type", "LOOPBACK", "--experiments", "use_loopback_process_worker",
+                 "--environment_cache_millis", "600000")  # the two workers serve every stage
     assert done.returncode == 0, done.stderr[-3000:]
     return out, done.stderr
 
