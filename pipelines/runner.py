@@ -34,6 +34,7 @@ from apache_beam.options.pipeline_options import PipelineOptions
 
 from wikisilver import dump as dumplib
 from wikisilver.config import BuildConfig
+from wikisilver.engines import runner_name
 from wikisilver.errors import InputError, WikisilverError
 from wikisilver.fingerprint import digests, fingerprints
 from wikisilver.pipelines.common import NAMESPACE
@@ -306,7 +307,7 @@ def local_runner_without_downloads(options: PipelineOptions) -> PipelineOptions:
     from apache_beam.options.pipeline_options import StandardOptions
 
     standard = options.view_as(StandardOptions)
-    if standard.runner in (None, "DirectRunner", "SwitchingDirectRunner"):
+    if runner_name([f"--runner={standard.runner}"] if standard.runner else []) in ("direct", "switchingdirect"):
         standard.runner = "FnApiRunner"
     return options
 

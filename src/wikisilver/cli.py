@@ -56,6 +56,8 @@ def configure_logging(verbose: bool, quiet: bool) -> None:
     level = logging.DEBUG if verbose else logging.WARNING if quiet else logging.INFO
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("apache_beam").setLevel(logging.INFO if verbose else logging.WARNING)
+    # Beam logs starting and stopping a Flink or Spark job server as WARNINGs: routine, not trouble.
+    logging.getLogger("apache_beam.utils.subprocess_server").setLevel(logging.INFO if verbose else logging.ERROR)
     for handler in logging.getLogger().handlers:
         handler.addFilter(_QuietBeamImports())
 

@@ -19,6 +19,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from wikisilver.engines import check_runner
 from wikisilver.errors import InputError, WikisilverError
 from wikisilver.labels import RULES
 from wikisilver.labels.second_pass import DEFAULT_THRESHOLD
@@ -302,6 +303,7 @@ def check_inputs(config: BuildConfig) -> None:
             raise InputError(None, f"--second-pass-threshold must be between 0 and 1, not {config.second_pass_threshold}")
     if getattr(config, "max_pages", None) is not None and config.max_pages < 1:
         raise InputError(None, "--max-pages must be at least 1")
+    check_runner(config.beam_args)
 
 
 def check_headers(config: BuildConfig) -> None:

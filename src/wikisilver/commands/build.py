@@ -94,7 +94,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="tokenizer/tagger backend: builtin, or spacy:<model> if spaCy is installed")
     parser.epilog = ("Any option Apache Beam's PipelineOptions knows is passed to Beam unchanged, e.g. --runner "
                      "DirectRunner --direct_running_mode multi_processing --direct_num_workers 2, or the "
-                     "Dataflow, Flink and Spark runner options; any other option fails.")
+                     "Dataflow, Flink and Spark runner options (--runner flink --flink_job_server_jar JAR "
+                     "--parallelism N: the jar from scripts/fetch_job_server.sh flink; wikisilver downloads "
+                     "nothing at run time); any other option fails.")
 
 
 def run(args: argparse.Namespace) -> int:
