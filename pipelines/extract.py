@@ -16,6 +16,7 @@ from wikisilver.records import Article, Page, PageFlags, PageReject
 from wikisilver.entities.infobox import infobox_class, load_infobox_mappings
 from wikisilver.titles import normalize_title
 
+
 class _RoutePage(beam.DoFn):
     """Split pages into articles, redirects, disambiguation pages and skipped namespaces.
 
@@ -37,15 +38,21 @@ class _RoutePage(beam.DoFn):
         except wikitext.WikitextBudgetError as error:
             yield from reject(_reject(page, error))
             return
-        if kind == "redirect":
-            yield count("pages_skipped.redirect")
-            yield beam.pvalue.TaggedOutput("redirects", (title, normalize_title(target)))
-        elif kind == "disambiguation":
-            yield count("pages_skipped.disambiguation")
-        yield beam.pvalue.TaggedOutput("flags", (title, PageFlags(
-            title, is_redirect=kind == "redirect", is_disambiguation=kind == "disambiguation")))
-        if kind == "article":
-            yield page
+        yield from route(page, title, kind, target)
+
+
+def route(page: Page, title: str, kind: str, target: str | None) -> Iterator:
+    """The outputs of a main-namespace page of a kind (``wikitext.page_kind``): its flags, and the
+    article itself, or the redirect pair, or a skip count."""
+    if kind == "redirect":
+        yield count("pages_skipped.redirect")
+        yield beam.pvalue.TaggedOutput("redirects", (title, normalize_title(target)))
+    elif kind == "disambiguation":
+        yield count("pages_skipped.disambiguation")
+    yield beam.pvalue.TaggedOutput("flags", (title, PageFlags(
+        title, is_redirect=kind == "redirect", is_disambiguation=kind == "disambiguation")))
+    if kind == "article":
+        yield page
 
 
 class _CleanArticle(beam.DoFn):

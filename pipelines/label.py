@@ -51,48 +51,55 @@ class SecondPassModel(NamedTuple):
     threshold: float = DEFAULT_THRESHOLD
 
 
-class _LabelArticle(beam.DoFn):
-    """(article key, the article and its targets) -> its kept sentences, its counts, rejects.
+def article_labeller(lang: str, text_backend: str, config: LabelConfig, second_pass: SecondPassModel | None,
+                     shared_model: Shared) -> Labeller:
+    """The labeller of one DoFn instance. With a second pass, the model is read once per worker
+    process (``Shared``: its threads share the bytes) and each instance opens its own tagger on them."""
+    relabel = None
+    if second_pass is not None:
+        spec, threshold = second_pass
+        model = shared_model.acquire(lambda: seam.load_model(spec), tag=spec)
+        relabel = SecondPass(seam.open_tagger(spec, model), threshold)
+    return Labeller(lang, get_processor(lang, text_backend), config, relabel)
 
-    With a second pass, the model is read once per worker process (``Shared``: its threads share
-    the bytes) and each DoFn instance opens its own tagger on them."""
+
+class _LabelArticle(beam.DoFn):
+    """(article key, the article and its targets) -> its kept sentences, its counts, rejects."""
 
     def __init__(
         self, lang: str, text_backend: str, config: LabelConfig, progress_interval: float = 30.0,
         second_pass: SecondPassModel | None = None,
     ) -> None:
-        self.labeller_args = (lang, text_backend, config)
+        self.labeller_args = (lang, text_backend, config, second_pass)
         self.progress_interval = progress_interval
-        self.second_pass = second_pass
         self.shared_model = Shared()
 
     def setup(self) -> None:
-        lang, text_backend, config = self.labeller_args
-        relabel = None
-        if self.second_pass is not None:
-            spec, threshold = self.second_pass
-            model = self.shared_model.acquire(lambda: seam.load_model(spec), tag=spec)
-            relabel = SecondPass(seam.open_tagger(spec, model), threshold)
-        self.labeller = Labeller(lang, get_processor(lang, text_backend), config, relabel)
+        self.labeller = article_labeller(*self.labeller_args, self.shared_model)
         self.progress = Progress("label", "articles", self.progress_interval)
 
     def process(self, element) -> Iterator:
         (page_id, _title), groups = element
         articles = sorted(groups["article"], key=lambda a: (len(a.text), a.text))
-        if not articles:
-            return
-        for duplicate in duplicate_rejects(page_id, articles[1:]):
-            yield from reject(duplicate)
-        try:
-            result = self.labeller.label_article(articles[0], *split_targets(groups["targets"]))
-        except Exception as error:  # dead-letter, never kill the run
-            yield from reject(label_error(page_id, articles[0], error))
-            return
-        self.progress.add()
-        yield counts({**result.counts, "pages_used": result.counts.get("pages_used", 0) + 1})
-        if result.sentences:
-            # One element per article: its sentences stay together in one part anyway.
-            yield tuple(result.sentences)
+        if articles:  # else the key is only a link target
+            yield from label_group(self.labeller, page_id, articles, groups["targets"])
+            self.progress.add()
+
+
+def label_group(labeller: Labeller, page_id: int, articles: list[Article], targets: Iterable) -> Iterator:
+    """The outputs of the articles of one page id (the first labelled, the others duplicates) and
+    their link targets: the kept sentences (one tuple: an article's sentences stay together in one
+    part anyway), the counts, rejects of duplicate page ids and of a failed article."""
+    for duplicate in duplicate_rejects(page_id, articles[1:]):
+        yield from reject(duplicate)
+    try:
+        result = labeller.label_article(articles[0], *split_targets(targets))
+    except Exception as error:  # dead-letter, never kill the run
+        yield from reject(label_error(page_id, articles[0], error))
+        return
+    yield counts({**result.counts, "pages_used": result.counts.get("pages_used", 0) + 1})
+    if result.sentences:
+        yield tuple(result.sentences)
 
 
 class Labelled(NamedTuple):

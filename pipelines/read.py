@@ -33,6 +33,13 @@ def read_reject_counts(reject: PageReject) -> dict[str, int]:
             "bytes_skipped": reject.bytes_skipped, "pages_unread_estimate": reject.pages_unread_estimate}
 
 
+def part_records(path: str, start: int, end: int | None) -> Iterator:
+    """The pages and rejects of one byte range of a dump (``0, None``: the whole file)."""
+    if start == 0 and end is None:
+        return dumplib.iter_pages(path)
+    return dumplib.iter_pages_in_range(path, start, end)
+
+
 class _ReadDumpPart(beam.DoFn):
     """Pages of one byte range of one dump file; unreadable pieces go to the rejects output."""
 
@@ -43,12 +50,7 @@ class _ReadDumpPart(beam.DoFn):
         self.progress = Progress("read", "pages", self.progress_interval)
 
     def process(self, part: tuple[str, int, int | None]) -> Iterator:
-        path, start, end = part
-        if start == 0 and end is None:
-            records = dumplib.iter_pages(path)
-        else:
-            records = dumplib.iter_pages_in_range(path, start, end)
-        yield from self.process_records(records)
+        yield from self.process_records(part_records(*part))
 
     def process_records(self, records: Iterable) -> Iterator:
         for record in records:
