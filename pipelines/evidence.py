@@ -293,7 +293,10 @@ class GatherEvidence(beam.PTransform):
         pipeline = wiki.flags.pipeline
         aliases = [wiki.redirects | "AliasOfTarget" >> beam.Map(_swap)]
         types = self._types(pipeline, wiki) if self.types_files else None
-        langlinks = _none(pipeline, "NoLanglinkClasses")
+        # One empty PCollection stands for every source the run does not use (each would cost the
+        # runner a stage of its own): the wiki's langlinks when there is no langlinks.sql.
+        nothing = wiki.langlinks if not self.langlinks else _none(pipeline, "NoEvidence")
+        langlinks = nothing
         if types is not None and self.langlinks:
             langlinks = (
                 {"types": types, "local": wiki.langlinks}
@@ -301,7 +304,7 @@ class GatherEvidence(beam.PTransform):
                 | "CarryTypes" >> beam.FlatMap(_carried_classes)
             )
             aliases.append(wiki.langlinks | "LanglinkAliases" >> beam.Map(_swap))
-        entities = _none(pipeline, "NoEntityTables")
+        entities = nothing
         if self.entity_tables:
             rows = (
                 pipeline
@@ -310,13 +313,13 @@ class GatherEvidence(beam.PTransform):
             )
             entities = rows.entities
             aliases.append(rows.aliases)
-        sparql = _none(pipeline, "NoSparql")
+        sparql = nothing
         if self.sparql is not None:
             asked = wiki.flags if self.requests is None else self.requests
             sparql = asked | "SparqlTypes" >> SparqlTypes(self.sparql)
         return Evidence(
             flags=wiki.flags, aliases=tuple(aliases) | "AllAliases" >> beam.Flatten(), entities=entities,
-            types=types if types is not None and self.types_direct else _none(pipeline, "NoTypes"),
+            types=types if types is not None and self.types_direct else nothing,
             sparql=sparql, langlinks=langlinks, infobox=wiki.infobox,
         )
 
