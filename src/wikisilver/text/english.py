@@ -91,17 +91,24 @@ class EnglishProcessor(TextProcessor):
 
     def annotate(self, tokens: Sequence[str]) -> list[tuple[str, str, str]]:
         """(lemma, UPOS, VerbForm) per token; VerbForm (``Fin``, ``Inf``, ``Part``, ``Ger``) only
-        on VERB and AUX, else "". EWT writes the apostrophe straight: "’s" is tagged as "'s". A
-        first word tagged PROPN that Wikipedia writes in lower case mid-sentence ("Amphibians
-        possess …") is tagged again in lower case: it is capitalized because it comes first."""
+        on VERB and AUX, else "". EWT writes the apostrophe straight: "’s" is tagged as "'s".
+        Whether a capitalized first word is a name (PROPN) is what the labeller asks: one tagged
+        PROPN that Wikipedia writes in lower case mid-sentence ("Amphibians possess …") is tagged
+        again in lower case; one that neither Wikipedia (in lower case) nor EWT knows is PROPN
+        ("Angolan-Nigerian relations …"), as a precision-first labeller wants."""
         words = [t.replace("’", "'") for t in tokens]
         tags = self._tagger.tag(words)
         first = next((k for k, w in enumerate(words) if w not in _OPENING), 0)
-        if tags and tags[first] == "PROPN" and not words[first].isupper() and words[first].lower() in self._lowercase_words:
-            words[first] = words[first].lower()
-            tags = self._tagger.tag(words)
-            if tags[first] == "PROPN":  # EWT never saw it: the commonest open class
-                tags[first] = "NOUN"
+        if tags and words[first][:1].isupper() and not words[first].isupper():
+            low = words[first].lower()
+            if low not in self._lowercase_words:
+                if low not in self._tagger.ambiguity:
+                    tags[first] = "PROPN"  # no text we know writes it in lower case: maybe a name
+            elif tags[first] == "PROPN":
+                words[first] = low
+                tags = self._tagger.tag(words)
+                if tags[first] == "PROPN":  # EWT never saw it: the commonest open class
+                    tags[first] = "NOUN"
         lemmatize = self._lemmatizer.lemmatize
         out = []
         for word, tag in zip(words, tags):
