@@ -48,6 +48,9 @@ def main() -> None:
     parser.add_argument("--features", choices=("hu", "en"), default="hu")
     parser.add_argument("--iterations", type=int, default=5)
     parser.add_argument("--verb-forms", action="store_true", help="tag VERB/AUX with their VerbForm")
+    parser.add_argument("--dict-min-count", type=int, default=20,
+                        help="words seen this often with one tag (--dict-purity of the time) skip the perceptron")
+    parser.add_argument("--dict-purity", type=float, default=0.97)
     parser.add_argument("--lemma-candidates", type=int, default=1,
                         help="rules kept per suffix, chosen between by the training lemmas (en: 3)")
     parser.add_argument("--choose-on-dev", action=argparse.BooleanOptionalAction, default=None,
@@ -61,7 +64,8 @@ def main() -> None:
     started = time.perf_counter()
     dev_tagged = tagged(dev, args.verb_forms)
     tagger = PerceptronTagger.train(tagged(train, args.verb_forms), iterations=args.iterations,
-                                    features=args.features, dev=dev_tagged if choose else None)
+                                    features=args.features, dev=dev_tagged if choose else None,
+                                    min_dict_count=args.dict_min_count, dict_purity=args.dict_purity)
     lemmatizer = SuffixLemmatizer.train(((t[0], t[2], t[1]) for s in train for t in s), candidates=args.lemma_candidates)
     print(f"trained in {time.perf_counter() - started:.0f}s")
     correct = lemma_ok = total = 0
@@ -78,6 +82,8 @@ def main() -> None:
         "dev_upos_accuracy": round(correct / total, 4),
         "dev_lemma_accuracy": round(lemma_ok / total, 4),
         "iterations": args.iterations,
+        "dict_min_count": args.dict_min_count,
+        "dict_purity": args.dict_purity,
         "lemma_candidates": args.lemma_candidates,
     }
     print(f"dev UPOS accuracy {correct / total:.4f}, lemma accuracy {lemma_ok / total:.4f} ({total} tokens)")
