@@ -17,9 +17,9 @@ decided by its POS; the kept sentence is flagged low quality or not. The rules t
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections import Counter
+from collections import ChainMap, Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from wikisilver.labels.aliases import AliasIndex
 from wikisilver.labels.fragments import fragment_reason
@@ -28,7 +28,8 @@ from wikisilver.labels.quality import quality_reasons
 from wikisilver.labels.rules import nationality_words
 from wikisilver.labels.registry import LabelConfig, Rule, Stage, first_answer
 from wikisilver.labels.state import LEAVE, UNK, Mention, O, SentenceState
-from wikisilver.records import Article, LabelledSentence, Link, TargetInfo
+from wikisilver.records import Article, EntityType, LabelledSentence, Link, TargetInfo
+from wikisilver.titles import drop_parenthetical
 from wikisilver.text.base import TextProcessor, is_capitalized
 from wikisilver.wikitext.templates import GAP
 
@@ -54,6 +55,7 @@ class Labeller:
         self.config = config or LabelConfig()
         # The rules that are on, one attribute per stage, in their order.
         on = self.config.rules
+        self.evidence_rules = on(Stage.EVIDENCE)
         self.link_rules = on(Stage.LINK)
         self.head_rules = on(Stage.ANCHOR_HEAD)
         self.end_rules = on(Stage.ANCHOR_END)
@@ -81,7 +83,9 @@ class Labeller:
         result = ArticleResult()
         counts = result.counts
         text = article.text
-        aliases = AliasIndex.build(article, targets, own, self.pack, self._tokens_of, self.alias_rules, self._nationality)
+        targets, not_entities = self._by_evidence(article, targets, counts)
+        aliases = AliasIndex.build(article, targets, own, self.pack, self._tokens_of, self.alias_rules, self._nationality,
+                                   not_entities)
         links = sorted(article.links, key=lambda link: link.start)
         link_pos = 0
         for index, (s_start, s_end) in enumerate(self.processor.split_sentences(text)):
@@ -95,7 +99,8 @@ class Labeller:
                 continue
             counts["sentences_total"] += 1
             tokens = [text[s:e] for s, e in spans]
-            fragment = fragment_reason(tokens)
+            # A sentence with a hole where a formula or template stood is not text to learn from.
+            fragment = "template_gap" if gaps else fragment_reason(tokens)
             if fragment is not None:
                 counts[f"sentences_dropped_fragment.{fragment}"] += 1
                 continue
@@ -123,6 +128,31 @@ class Labeller:
                 counts["entity_tokens"] += span.end - span.start
             result.sentences.append(labelled)
         return result
+
+    def _by_evidence(
+        self, article: Article, targets: Mapping[str, TargetInfo], counts: Counter
+    ) -> tuple[Mapping[str, TargetInfo], dict[str, str]]:
+        """``targets`` with the ones the article's own text shows are not what their type says
+        (``EVIDENCE`` rules: a link's target title or anchor among the names) typed O, or unknown
+        (UNK), for this article; and the names shown to be O, with the rule that says so."""
+        overrides: dict[str, TargetInfo] = {}
+        not_entities: dict[str, str] = {}
+        for evidence_rule in self.evidence_rules:
+            names = evidence_rule.decide(article.text, self.pack)
+            if not names:
+                continue
+            not_entities.update((name, evidence_rule.name) for name, tag in names.items() if tag == "O")
+            for link in article.links:
+                info = targets.get(link.target)
+                if link.target in overrides or info is None or info.entity is None:
+                    continue
+                tag = names.get(drop_parenthetical(info.title)) or names.get(link.anchor.strip())
+                # a title typed O (a planet, an element) is no entity either way: nothing to refute
+                if tag is not None and self.pack.conll_of(info.entity) != "O":
+                    entity = EntityType(info.title, None, "O", source=evidence_rule.name) if tag == "O" else None
+                    overrides[link.target] = replace(info, entity=entity)
+                    counts[evidence_rule.name] += 1
+        return (ChainMap(overrides, targets) if overrides else targets), not_entities
 
     def _tokens_of(self, text: str) -> tuple[str, ...]:
         return tuple(text[s:e] for s, e in self.processor.tokenize(text))
