@@ -135,6 +135,31 @@ def test_english_finite_verb_flags_fragments(sentence: str, finite: bool) -> Non
     assert EN.has_finite_verb(words, EN.annotate(words)) is finite
 
 
+def test_english_first_word_is_a_name_only_where_no_lowercase_use_is_known() -> None:
+    # Wikipedia writes "amphibians" in lower case mid-sentence: a common noun, capitalized as first word
+    assert EN.annotate("Amphibians possess a pancreas .".split())[0][:2] == ("amphibian", "NOUN")
+    # neither Wikipedia (in lower case) nor EWT knows it: perhaps a name, PROPN (sentence_initial_unk)
+    assert EN.annotate("Angolan-Nigerian relations are primarily based on oil .".split())[0][1] == "PROPN"
+    assert EN.annotate("However , he stayed .".split())[0][1] == "ADV"
+
+
+def test_english_word_score_cache_tags_as_the_plain_perceptron() -> None:
+    tagger = EN._tagger
+    sentences = [[t[0] for t in s] for s in read_conllup(shared_file("gold/ud_english_ewt/en_ewt-ud-dev.conllu"))][:400]
+
+    def plain(words: list[str]) -> list[str]:
+        prev, prev2, out = "-START-", "-START2-", []
+        for i, word in enumerate(words):
+            tag = tagger.tagdict.get(word) or tagger.tagdict.get(word.lower()) if i == 0 else tagger.tagdict.get(word)
+            tag = tag or tagger._score(tagger._features(i, words, prev, prev2))
+            out.append(tag)
+            prev2, prev = prev, tag
+        return out
+
+    for _ in range(2):  # a cold cache, then a warm one
+        assert [tagger.tag(words) for words in sentences] == [plain(words) for words in sentences]
+
+
 def test_english_pipeline_tokens_get_sensible_tags() -> None:
     # the pipeline's tokens differ from UD's: curly apostrophes, whole URLs, hyphenated words, 1,000.5
     words = tokens(EN, "The U.S. Army’s well-known base doesn’t pay $1,000.5 to https://example.org today.")
