@@ -15,7 +15,7 @@ from conftest import ENWIKI_EXTRACT, shared_file
 from wikisilver.errors import InputError
 from wikisilver.text import TextProcessor, get_processor, train_punkt
 from wikisilver.text.punkt import read_punkt_params, write_punkt_params
-from wikisilver.text.tagger import SuffixLemmatizer, read_conllup
+from wikisilver.text.tagger import PerceptronTagger, SuffixLemmatizer, read_conllup
 
 EN = get_processor("en")
 HU = get_processor("hu")
@@ -158,6 +158,13 @@ def test_english_word_score_cache_tags_as_the_plain_perceptron() -> None:
 
     for _ in range(2):  # a cold cache, then a warm one
         assert [tagger.tag(words) for words in sentences] == [plain(words) for words in sentences]
+
+
+def test_new_weights_empty_the_word_score_cache() -> None:
+    tagger = PerceptronTagger({"b": {"NOUN": 1.0}}, {}, ["NOUN", "VERB"], "en")
+    assert tagger.tag(["visit"]) == ["NOUN"]
+    tagger.weights = {"b": {"VERB": 1.0}}  # as training does after each iteration
+    assert tagger.tag(["visit"]) == ["VERB"]
 
 
 def test_english_pipeline_tokens_get_sensible_tags() -> None:

@@ -139,13 +139,22 @@ class PerceptronTagger:
     def __init__(self, weights: dict[str, dict[str, float]] | None = None,
                  tagdict: dict[str, str] | None = None, classes: Sequence[str] = (),
                  features: str = "hu", ambiguity: dict[str, str] | None = None) -> None:
+        self._cache: dict[tuple[str, bool], dict[str, float]] = {}
         self.weights = weights or {}
         self.tagdict = tagdict or {}
         self.classes = tuple(classes)
         self.features = features
         self.ambiguity = ambiguity or {}
         self._extract = _FEATURES[features]
-        self._cache: dict[tuple[str, bool], dict[str, float]] = {}
+
+    @property
+    def weights(self) -> dict[str, dict[str, float]]:
+        return self._weights
+
+    @weights.setter
+    def weights(self, weights: dict[str, dict[str, float]]) -> None:
+        self._weights = weights
+        self._cache.clear()  # the cached word scores are sums of the old weights
 
     def _features(self, i: int, words: Sequence[str], prev: str, prev2: str) -> list[str]:
         return self._extract(i, words, prev, prev2, self.ambiguity)
