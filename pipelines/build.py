@@ -34,7 +34,7 @@ from wikisilver.labels import LabelConfig
 from wikisilver.lock import output_lock
 from wikisilver.pipelines.evidence import GatherEvidence, ReadWikiEvidence
 from wikisilver.pipelines.extract import ExtractArticles
-from wikisilver.pipelines.label import LabelSentences
+from wikisilver.pipelines.label import LabelSentences, SecondPassModel
 from wikisilver.pipelines.read import ReadPages
 from wikisilver.pipelines.redirects import ResolveRedirects
 from wikisilver.pipelines.runner import (
@@ -76,10 +76,11 @@ def build_pipeline(pipeline: beam.Pipeline, config: BuildConfig, staging: str, c
     label_config = LabelConfig(
         disabled_rules=frozenset(config.disabled_rules), keep_low_quality=not config.drop_low_quality
     )
+    second_pass = SecondPassModel(config.second_pass, config.second_pass_threshold) if config.second_pass else None
     labelled = (parsed.articles, typed.targets) | "LabelSentences" >> LabelSentences(
-        config.lang, config.text_backend, label_config, progress
+        config.lang, config.text_backend, label_config, progress, second_pass
     )
-    labelled.sentences | "WriteCorpus" >> WriteCorpus(staging, config.shards, progress)
+    labelled.sentences | "WriteCorpus" >> WriteCorpus(staging, config.shards, progress, bool(second_pass))
     rejects = (read.rejects, parsed.rejects, labelled.rejects) | "AllRejects" >> beam.Flatten()
     rejects | "WriteRejects" >> WriteRejects(staging, config.shards)
     counts = (read.counts, parsed.counts, typed.counts, labelled.counts) | "AllCounts" >> beam.Flatten()
@@ -94,7 +95,7 @@ def finalize(staging: Path, out: Path, config: BuildConfig) -> dict:
         name = part_name(shard, config.shards)
         tsv, parquet = staging / "tsv" / f"{name}.tsv", staging / "parquet" / f"{name}.parquet"
         if not tsv.exists():
-            write_part([], tsv, parquet)
+            write_part([], tsv, parquet, with_source=bool(config.second_pass))
     stats = make_stats(read_counts(staging), max_pages=config.max_pages)
     move_into_place(staging, out, OUTPUT_DIRS)
     write_json_atomic(out / "stats.json", stats)

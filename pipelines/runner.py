@@ -346,6 +346,10 @@ def input_fingerprints(config: BuildConfig, known: Mapping[str, Mapping] | None 
     ``known``: those a finished corpus recorded, reused for files whose stat is unchanged."""
     prints = {key: fingerprints(getattr(config, key), known, dump=key == "dumps") for key in FILE_INPUTS}
     prints["ontology"] = fingerprints([config.ontology] if config.ontology else [], known)
+    if config.second_pass:  # a build without it records what it always did
+        from wikisilver.ner.seam import split_spec
+
+        prints["second_pass"] = fingerprints([split_spec(config.second_pass)[1]], known)
     mappings = Path(config.infobox_mappings) if config.infobox_mappings else None
     prints["infobox_mappings"] = fingerprints(
         sorted(str(p) for p in mappings.iterdir() if p.is_file()) if mappings else [], known
@@ -360,6 +364,9 @@ def comparable_config(config: BuildConfig, prints: Mapping[str, list[dict]]) -> 
     data = asdict(config)
     for volatile in ("overwrite", "beam_args", "strict", "progress_interval"):
         data.pop(volatile, None)
+    if not config.second_pass:  # as a build of a version without the second pass recorded it
+        data.pop("second_pass", None)
+        data.pop("second_pass_threshold", None)
     for key, records in prints.items():
         data[key] = digests(records)
     data["disabled_rules"] = sorted(data["disabled_rules"])  # a set: the order given does not matter
