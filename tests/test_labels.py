@@ -342,6 +342,26 @@ def test_low_quality_no_finite_verb_is_flagged_and_kept():
     assert sentence.low_quality and sentence.quality_reasons == ("no_finite_verb",)
 
 
+@pytest.mark.parametrize("markup", [
+    # sentences of the shared English dumps that the rule-based tagger flagged no_finite_verb
+    "An estimated 20 million tourists visit the state each year.",
+    # (the places of the original, Calgary and Edmonton, replaced by ones the test targets type)
+    "Both [[Kentucky]] and [[Illinois]] host a number of annual festivals and events, including folk music festivals.",
+    "Amphibians possess a pancreas, liver and gall bladder.",
+    "Estimates vary widely.",
+    "Invertebrates include 83 crayfish species and 383 mollusk species.",
+])
+def test_sentences_with_a_plural_subject_and_a_bare_verb_are_not_fragments(markup: str):
+    result = label(markup)
+    assert [s.quality_reasons for s in result.sentences] == [()]
+
+
+def test_lemma_and_pos_of_past_tense_verbs():
+    sentence = label("He scored the piece for the standard instruments of the symphony orchestra.").sentences[0]
+    assert (sentence.lemmas[1], sentence.pos[1]) == ("score", "VERB")
+    assert sentence.quality_reasons == ()
+
+
 def test_low_quality_fragment_has_both_reasons_and_can_be_dropped():
     result = label("Early life in [[Kentucky]]")
     assert result.sentences[0].quality_reasons == ("no_final_punctuation", "no_finite_verb")

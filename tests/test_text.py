@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,7 +15,7 @@ from conftest import ENWIKI_EXTRACT, shared_file
 from wikisilver.errors import InputError
 from wikisilver.text import TextProcessor, get_processor, train_punkt
 from wikisilver.text.punkt import read_punkt_params, write_punkt_params
-from wikisilver.text.tagger import SuffixLemmatizer, read_conllup
+from wikisilver.text.tagger import PerceptronTagger, SuffixLemmatizer, read_conllup
 
 EN = get_processor("en")
 HU = get_processor("hu")
@@ -73,7 +76,7 @@ def test_no_is_an_abbreviation_only_before_a_number() -> None:
 
 def test_english_lemma_and_pos() -> None:
     words = "The cities were founded by Lincoln and he later moved to Chicago .".split()
-    annotations = EN.annotate(words)
+    annotations = [a[:2] for a in EN.annotate(words)]
     assert annotations[1] == ("city", "NOUN")
     assert annotations[2] == ("be", "AUX")
     assert annotations[3] == ("found", "VERB")
@@ -81,7 +84,28 @@ def test_english_lemma_and_pos() -> None:
     assert annotations[9] == ("move", "VERB")
     assert annotations[11][1] == "PROPN"
     assert annotations[12][1] == "PUNCT"
-    assert EN.annotate(["went", "1865", "children"]) == [("go", "VERB"), ("1865", "NUM"), ("child", "NOUN")]
+    assert [a[:2] for a in EN.annotate(["went", "1865", "children"])] == [("go", "VERB"), ("1865", "NUM"), ("child", "NOUN")]
+
+
+@pytest.mark.parametrize(
+    "sentence, word, lemma, pos",
+    [
+        # real sentences of the shared English dumps that the rule-based tagger got wrong
+        ("He scored the piece for the standard instruments of the symphony orchestra .", "scored", "score", "VERB"),
+        ("He escaped and continued to fight under the British army .", "escaped", "escape", "VERB"),
+        ("Almost 40,000 people visited the store on its opening day .", "visited", "visit", "VERB"),
+        ("An estimated 20 million tourists visit the state each year .", "visit", "visit", "VERB"),
+        ("An estimated 20 million tourists visit the state each year .", "tourists", "tourist", "NOUN"),
+        ("Both Calgary and Edmonton host a number of annual festivals and events .", "host", "host", "VERB"),
+        ("Amphibians possess a pancreas , liver and gall bladder .", "Amphibians", "amphibian", "NOUN"),
+        ("Estimates vary widely .", "Estimates", "estimate", "NOUN"),
+        ("Colonel Nathan Bedford Forrest escaped with his cavalry force .", "escaped", "escape", "VERB"),
+        ("Berlin has established a high-profile as a host city of major international sporting events .", "host", "host", "NOUN"),
+    ],
+)
+def test_english_tagger_reads_verbs_plurals_and_lemmas(sentence: str, word: str, lemma: str, pos: str) -> None:
+    words = sentence.split()
+    assert EN.annotate(words)[words.index(word)][:2] == (lemma, pos)
 
 
 @pytest.mark.parametrize(
@@ -91,9 +115,19 @@ def test_english_lemma_and_pos() -> None:
         ("The city has a population of 3,000 .", True),
         ("She founded the company in 1990 .", True),
         ("The river flows into the sea .", True),
+        ("He scored two goals .", True),
+        # real sentences of the shared English dumps that were flagged no_finite_verb
+        ("An estimated 20 million tourists visit the state each year .", True),
+        ("Both Calgary and Edmonton host a number of annual festivals and events , including folk music festivals .", True),
+        ("Amphibians possess a pancreas , liver and gall bladder .", True),
+        ("Estimates vary widely .", True),
+        ("The following secondary characters also appear in the novel .", True),
+        ("Invertebrates include 83 crayfish species and 383 mollusk species .", True),
+        ("This caused his ranking to drop out of the top 10 for the last time .", True),
         ("Founded in 1990 by three engineers", False),
         ("List of presidents of the United States", False),
         ("The history of the city during the war", False),
+        ("First of a series of papers on this topic .", False),
     ],
 )
 def test_english_finite_verb_flags_fragments(sentence: str, finite: bool) -> None:
@@ -101,14 +135,62 @@ def test_english_finite_verb_flags_fragments(sentence: str, finite: bool) -> Non
     assert EN.has_finite_verb(words, EN.annotate(words)) is finite
 
 
-def test_english_proper_noun_candidates() -> None:
-    assert EN.is_proper_noun_candidate("Lincoln", "PROPN", sentence_initial=False)
-    assert EN.is_proper_noun_candidate("Lincoln", "PROPN", sentence_initial=True)
-    # a common word that merely starts the sentence is not a name
-    assert not EN.is_proper_noun_candidate("The", "DET", sentence_initial=True)
-    assert not EN.is_proper_noun_candidate("city", "NOUN", sentence_initial=False)
-    assert EN.annotate(["The", "war"])[0][1] == "DET"
-    assert EN.annotate(["Lincoln", "won"])[0][1] == "PROPN"
+def test_english_first_word_is_a_name_only_where_no_lowercase_use_is_known() -> None:
+    # Wikipedia writes "amphibians" in lower case mid-sentence: a common noun, capitalized as first word
+    assert EN.annotate("Amphibians possess a pancreas .".split())[0][:2] == ("amphibian", "NOUN")
+    # neither Wikipedia (in lower case) nor EWT knows it: perhaps a name, PROPN (sentence_initial_unk)
+    assert EN.annotate("Angolan-Nigerian relations are primarily based on oil .".split())[0][1] == "PROPN"
+    assert EN.annotate("However , he stayed .".split())[0][1] == "ADV"
+
+
+def test_english_word_score_cache_tags_as_the_plain_perceptron() -> None:
+    tagger = EN._tagger
+    sentences = [[t[0] for t in s] for s in read_conllup(shared_file("gold/ud_english_ewt/en_ewt-ud-dev.conllu"))][:400]
+
+    def plain(words: list[str]) -> list[str]:
+        prev, prev2, out = "-START-", "-START2-", []
+        for i, word in enumerate(words):
+            tag = tagger.tagdict.get(word) or tagger.tagdict.get(word.lower()) if i == 0 else tagger.tagdict.get(word)
+            tag = tag or tagger._score(tagger._features(i, words, prev, prev2))
+            out.append(tag)
+            prev2, prev = prev, tag
+        return out
+
+    for _ in range(2):  # a cold cache, then a warm one
+        assert [tagger.tag(words) for words in sentences] == [plain(words) for words in sentences]
+
+
+def test_new_weights_empty_the_word_score_cache() -> None:
+    tagger = PerceptronTagger({"b": {"NOUN": 1.0}}, {}, ["NOUN", "VERB"], "en")
+    assert tagger.tag(["visit"]) == ["NOUN"]
+    tagger.weights = {"b": {"VERB": 1.0}}  # as training does after each iteration
+    assert tagger.tag(["visit"]) == ["VERB"]
+
+
+def test_english_pipeline_tokens_get_sensible_tags() -> None:
+    # the pipeline's tokens differ from UD's: curly apostrophes, whole URLs, hyphenated words, 1,000.5
+    words = tokens(EN, "The U.S. Army’s well-known base doesn’t pay $1,000.5 to https://example.org today.")
+    pos = dict(zip(words, (a[1] for a in EN.annotate(words))))
+    assert pos["U.S."] == "PROPN" and pos["Army"] == "PROPN"
+    assert pos["’s"] == "PART" and pos["n’t"] == "PART"
+    assert pos["does"] == "AUX" and pos["pay"] == "VERB"
+    assert pos["1,000.5"] == "NUM" and pos["$"] == "SYM" and pos["."] == "PUNCT"
+    assert pos["well-known"] in ("ADJ", "VERB")
+
+
+def pos_accuracy(lang: str, relative: str) -> dict[str, float]:
+    """UPOS and lemma accuracy (%) printed by the documented command, benchmarks/pos_accuracy.py."""
+    gold = shared_file(relative)
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "pos_accuracy.py"
+    result = subprocess.run([sys.executable, str(script), "--lang", lang, str(gold)],
+                            capture_output=True, text=True, timeout=300, check=True)
+    return {name: float(value) for name, value in re.findall(r"^(UPOS|lemma) accuracy\s+([\d.]+) %", result.stdout, re.M)}
+
+
+def test_english_pos_accuracy_on_ewt_test() -> None:
+    # UD English-EWT test, gold tokens: the issue's targets are 95 UPOS and 97 lemma
+    figures = pos_accuracy("en", "gold/ud_english_ewt/en_ewt-ud-test.conllu")
+    assert figures["UPOS"] >= 95.0 and figures["lemma"] >= 97.0, figures
 
 
 # -- Hungarian -------------------------------------------------------------------------------
@@ -181,6 +263,12 @@ def test_hungarian_pos_accuracy_on_nerkor_devel() -> None:
     assert total > 5000
     assert correct / total > 0.955
     assert lemma_ok / total > 0.955
+
+
+def test_hungarian_pos_accuracy_on_ud_szeged_test() -> None:
+    # trained on NerKor, not on Szeged: measured 92.7 UPOS / 95.0 lemma; a floor with margin
+    figures = pos_accuracy("hu", "gold/ud_hungarian_szeged/hu_szeged-ud-test.conllu")
+    assert figures["UPOS"] >= 90.0 and figures["lemma"] >= 93.0, figures
 
 
 # -- language-independent default, backends, resources ---------------------------------------

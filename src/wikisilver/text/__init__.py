@@ -1,7 +1,7 @@
 """Step 2 of the method, linguistic layer: split sentences, tokenize, add lemma and POS.
 
 ``get_processor(lang, backend)`` returns the :class:`TextProcessor` the labeller uses: built-in
-English (Punkt + rule tagger) and Hungarian (rule tokenizer + NerKor-trained tagger) processors,
+English (Punkt + EWT-trained tagger) and Hungarian (rule tokenizer + NerKor-trained tagger) processors,
 a language-independent default for every other language, or an installed spaCy pipeline
 (``backend="spacy:en_core_web_sm"``). Everything built-in runs offline from ``mappings/``.
 """

@@ -108,7 +108,9 @@ class TextProcessor:
     # -- lemma and POS ----------------------------------------------------------------------
 
     def annotate(self, tokens: Sequence[str]) -> list[tuple[str, str]]:
-        """(lemma, UPOS) per token: digits NUM, punctuation PUNCT, capitalized non-initial PROPN."""
+        """(lemma, UPOS) per token: digits NUM, punctuation PUNCT, capitalized non-initial PROPN.
+        A subclass may add fields after these two for its own :meth:`has_finite_verb` (English
+        adds the VerbForm); the labeller reads only the first two."""
         out = []
         for i, token in enumerate(tokens):
             if token[0].isdigit():

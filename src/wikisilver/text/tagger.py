@@ -1,10 +1,12 @@
-"""Step 2 (lemma and POS): a small averaged-perceptron UPOS tagger and a suffix-rule lemmatizer.
+"""Step 2 (lemma and POS): a small averaged-perceptron UPOS tagger; the model file it shares with
+the suffix-rule lemmatizer (:mod:`wikisilver.text.lemmatizer`).
 
 Both are trained offline (``scripts/train_pos.py``) and shipped as one gzipped JSON file under
 ``mappings/<lang>/``, so tagging needs no download and no third-party model. The tagger is greedy,
-left to right, with features chosen for an agglutinative language (word-final letters carry most
-of the information in Hungarian); a frequent-and-unambiguous word dictionary short-cuts the
-perceptron for most tokens, which keeps per-token Python work small.
+left to right, with a feature set per language (``hu``: word-final letters carry most of the
+information in an agglutinative language; ``en``: case, wider context and ambiguity classes); a
+frequent-and-unambiguous word dictionary short-cuts the perceptron, which keeps per-token Python
+work small.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from wikisilver.errors import InputError
+from wikisilver.text.lemmatizer import SuffixLemmatizer
 
 _START = ("-START-", "-START2-")
 _END = ("-END-", "-END2-")
@@ -32,75 +35,193 @@ def _shape(word: str) -> str:
     return "l"
 
 
+def _word_features(low: str) -> list[str]:
+    """The features of the word itself that every feature set starts with."""
+    return ["b", "w=" + low, "s1=" + low[-1:], "s2=" + low[-2:], "s3=" + low[-3:], "s4=" + low[-4:]]
+
+
+def _features_hu(i: int, words: Sequence[str], prev: str, prev2: str, classes: dict[str, str]) -> list[str]:
+    """Features for an agglutinative language: word-final letters (up to five) carry the most."""
+    w = words[i]
+    low = w.lower()
+    pw = words[i - 1].lower() if i > 0 else _START[0]
+    nw = words[i + 1].lower() if i + 1 < len(words) else _END[0]
+    feats = _word_features(low) + [
+        "s5=" + low[-5:],
+        "p1=" + low[:1],
+        "sh=" + _shape(w) + ("i" if i == 0 else ""),
+        "t=" + prev,
+        "tt=" + prev + "|" + prev2,
+        "ts3=" + prev + "|" + low[-3:],
+        "pw=" + pw,
+        "ps3=" + pw[-3:],
+        "nw=" + nw,
+        "ns3=" + nw[-3:],
+    ]
+    if "-" in w[1:]:
+        feats.append("hy=" + low.rsplit("-", 1)[1][-3:])
+    return feats
+
+
+def _word_features_en(w: str, first: bool, classes: dict[str, str]) -> list[str]:
+    """The English features of a word on its own (and whether it comes first): the same wherever
+    it stands, so the tagger caches their summed weights per word (:meth:`PerceptronTagger.tag`)."""
+    low = w.lower()
+    feats = _word_features(low) + [
+        "p1=" + low[:1],
+        "p2=" + low[:2],
+        "sh=" + _shape(w) + ("i" if first else ""),
+        "ac=" + classes.get(low, "?"),
+    ]
+    if w != low:
+        feats.append("W=" + w)
+    if "-" in w[1:]:
+        feats.append("hy=" + low.rsplit("-", 1)[1][-3:])
+    if not w.isalpha() and any(ch.isdigit() for ch in w):
+        feats.append("dg")
+    return feats
+
+
+def _context_features_en(i: int, words: Sequence[str], prev: str, prev2: str, classes: dict[str, str]) -> list[str]:
+    """The English features of a word's context: two words and the tags either side, and the
+    ambiguity classes (tags seen in training, "?" unseen) of the word and the next two, which give
+    a greedy left-to-right tagger a view of its right context without a second pass."""
+    low = words[i].lower()
+    n = len(words)
+    pw = words[i - 1].lower() if i > 0 else _START[0]
+    if i + 1 < n:
+        nw = words[i + 1]
+        nlow = nw.lower()
+        nc = classes.get(nlow, "?")
+        nnc = classes.get(words[i + 2].lower(), "?") if i + 2 < n else _END[0]
+    else:
+        nw = nlow = nc = nnc = _END[0]
+    c = classes.get(low, "?")
+    return [
+        "t=" + prev,
+        "tt=" + prev + "|" + prev2,
+        "tw=" + prev + "|" + low,
+        "pw=" + pw,
+        "ps3=" + pw[-3:],
+        "pww=" + pw + "|" + low,
+        "ppw=" + (words[i - 2].lower() if i > 1 else _START[1]),
+        "nw=" + nlow,
+        "ns3=" + nlow[-3:],
+        "nsh=" + _shape(nw),
+        "wnw=" + low + "|" + nlow,
+        "tnw=" + prev + "|" + nlow,
+        "nnw=" + (words[i + 2].lower() if i + 2 < n else _END[1]),
+        "nac=" + nc,
+        "tac=" + prev + "|" + c,
+        "acn=" + c + "|" + nc,
+        "nnac=" + nc + "|" + nnc,
+    ]
+
+
+def _features_en(i: int, words: Sequence[str], prev: str, prev2: str, classes: dict[str, str]) -> list[str]:
+    """Features for English: the word's (shorter suffixes, its case, its ambiguity class), then its
+    context's."""
+    return _word_features_en(words[i], i == 0, classes) + _context_features_en(i, words, prev, prev2, classes)
+
+
+_FEATURES = {"hu": _features_hu, "en": _features_en}
+_WORD_CACHE_SIZE = 20_000  # (word, first) entries of ~25 floats (~40 MB); emptied when full
+
+
 class PerceptronTagger:
-    """Greedy averaged perceptron over the tag set seen in training."""
+    """Greedy averaged perceptron over the tag set seen in training.
+
+    ``features`` names the feature set (``hu``: suffix-heavy, for an agglutinative language;
+    ``en``: see :func:`_features_en`); ``ambiguity`` maps a lowercase word to the tags it had in
+    training (the ``en`` set reads it). Words in ``tagdict`` (frequent, one tag) skip the perceptron.
+    """
 
     def __init__(self, weights: dict[str, dict[str, float]] | None = None,
-                 tagdict: dict[str, str] | None = None, classes: Sequence[str] = ()) -> None:
+                 tagdict: dict[str, str] | None = None, classes: Sequence[str] = (),
+                 features: str = "hu", ambiguity: dict[str, str] | None = None) -> None:
+        self._cache: dict[tuple[str, bool], dict[str, float]] = {}
         self.weights = weights or {}
         self.tagdict = tagdict or {}
         self.classes = tuple(classes)
+        self.features = features
+        self.ambiguity = ambiguity or {}
+        self._extract = _FEATURES[features]
 
-    # -- features ---------------------------------------------------------------------------
+    @property
+    def weights(self) -> dict[str, dict[str, float]]:
+        return self._weights
 
-    @staticmethod
-    def _features(i: int, words: Sequence[str], prev: str, prev2: str) -> list[str]:
-        w = words[i]
-        low = w.lower()
-        pw = words[i - 1].lower() if i > 0 else _START[0]
-        nw = words[i + 1].lower() if i + 1 < len(words) else _END[0]
-        feats = [
-            "b",
-            "w=" + low,
-            "s1=" + low[-1:],
-            "s2=" + low[-2:],
-            "s3=" + low[-3:],
-            "s4=" + low[-4:],
-            "s5=" + low[-5:],
-            "p1=" + low[:1],
-            "sh=" + _shape(w) + ("i" if i == 0 else ""),
-            "t=" + prev,
-            "tt=" + prev + "|" + prev2,
-            "ts3=" + prev + "|" + low[-3:],
-            "pw=" + pw,
-            "ps3=" + pw[-3:],
-            "nw=" + nw,
-            "ns3=" + nw[-3:],
-        ]
-        if "-" in w[1:]:
-            feats.append("hy=" + low.rsplit("-", 1)[1][-3:])
-        return feats
+    @weights.setter
+    def weights(self, weights: dict[str, dict[str, float]]) -> None:
+        self._weights = weights
+        self._cache.clear()  # the cached word scores are sums of the old weights
 
-    def _score(self, feats: list[str]) -> str:
-        scores: dict[str, float] = defaultdict(float)
+    def _features(self, i: int, words: Sequence[str], prev: str, prev2: str) -> list[str]:
+        return self._extract(i, words, prev, prev2, self.ambiguity)
+
+    def _add(self, feats: list[str], scores: dict[str, float]) -> dict[str, float]:
         weights = self.weights
         for f in feats:
             row = weights.get(f)
             if row:
                 for tag, weight in row.items():
-                    scores[tag] += weight
+                    scores[tag] = scores.get(tag, 0.0) + weight
+        return scores
+
+    def _best(self, scores: dict[str, float]) -> str:
         if not scores:
             return self.classes[0] if self.classes else "X"
         return max(scores, key=scores.__getitem__)
+
+    def _score(self, feats: list[str]) -> str:
+        return self._best(self._add(feats, {}))
 
     def tag(self, words: Sequence[str]) -> list[str]:
         prev, prev2 = _START
         out = []
         tagdict = self.tagdict
+        cached = self.features == "en"
         for i, word in enumerate(words):
             tag = tagdict.get(word) or tagdict.get(word.lower()) if i == 0 else tagdict.get(word)
             if tag is None:
-                tag = self._score(self._features(i, words, prev, prev2))
+                if cached:
+                    tag = self._best(self._add(_context_features_en(i, words, prev, prev2, self.ambiguity),
+                                               self._word_scores(word, i == 0)))
+                else:
+                    tag = self._score(self._features(i, words, prev, prev2))
             out.append(tag)
             prev2, prev = prev, tag
         return out
+
+    def _word_scores(self, word: str, first: bool) -> dict[str, float]:
+        """The speed path of the ``en`` features, in this one place: the summed weights of a word's
+        own features, cached per (word, first) and copied, so that a token pays only for its
+        context's; the sums are the same, added in the same order, as :meth:`_score`'s."""
+        key = (word, first)
+        scores = self._cache.get(key)
+        if scores is None:
+            if len(self._cache) >= _WORD_CACHE_SIZE:
+                self._cache.clear()
+            scores = self._cache[key] = self._add(_word_features_en(word, first, self.ambiguity), {})
+        return scores.copy()
+
+    def accuracy(self, sentences: Iterable[list[tuple[str, str]]]) -> float:
+        correct = total = 0
+        for sent in sentences:
+            for (_, gold), guess in zip(sent, self.tag([w for w, _ in sent])):
+                correct += guess == gold
+                total += 1
+        return correct / max(total, 1)
 
     # -- training ---------------------------------------------------------------------------
 
     @classmethod
     def train(cls, sentences: list[list[tuple[str, str]]], iterations: int = 5, seed: int = 1,
               min_dict_count: int = 20, dict_purity: float = 0.97, prune: float = 0.5,
+              features: str = "hu", dev: list[list[tuple[str, str]]] | None = None,
               log=print) -> "PerceptronTagger":
+        """Train for ``iterations`` passes; with ``dev`` sentences, keep the averaged weights of
+        the pass that tags ``dev`` best (the choice is logged)."""
         counts: dict[str, Counter] = defaultdict(Counter)
         for sent in sentences:
             for word, tag in sent:
@@ -112,14 +233,16 @@ class PerceptronTagger:
             if total >= min_dict_count and n / total >= dict_purity:
                 tagdict[word] = tag
         classes = sorted({t for c in counts.values() for t in c})
-        model = cls({}, tagdict, classes)
+        ambiguity = _ambiguity_classes(sentences) if features == "en" else {}
+        model = cls({}, tagdict, classes, features, ambiguity)
         weights: dict[str, dict[str, float]] = defaultdict(dict)
         totals: dict[tuple[str, str], float] = defaultdict(float)
         stamps: dict[tuple[str, str], int] = defaultdict(int)
-        model.weights = weights
         instance = 0
         rng = random.Random(seed)
+        best: tuple[float, int, dict[str, dict[str, float]]] | None = None
         for it in range(iterations):
+            model.weights = weights
             correct = seen = 0
             for sent in sentences:
                 words = [w for w, _ in sent]
@@ -127,7 +250,7 @@ class PerceptronTagger:
                 for i, (word, gold) in enumerate(sent):
                     guess = tagdict.get(word)
                     if guess is None:
-                        feats = cls._features(i, words, prev, prev2)
+                        feats = model._features(i, words, prev, prev2)
                         guess = model._score(feats)
                         instance += 1
                         if guess != gold:
@@ -143,113 +266,65 @@ class PerceptronTagger:
                     seen += 1
                     prev2, prev = prev, guess
             rng.shuffle(sentences)
-            log(f"iteration {it + 1}: training accuracy {correct / seen:.4f}")
-        averaged: dict[str, dict[str, float]] = {}
-        for f, row in weights.items():
-            new_row = {}
-            for tag, w in row.items():
-                key = (f, tag)
-                total = totals[key] + (instance - stamps[key]) * w
-                avg = round(total / instance, 3)
-                if abs(avg) >= prune:
-                    new_row[tag] = avg
-            if new_row:
-                averaged[f] = new_row
+            averaged = _average(weights, totals, stamps, instance, prune)
+            line = f"iteration {it + 1}: training accuracy {correct / seen:.4f}"
+            if dev is not None:
+                model.weights = averaged
+                score = model.accuracy(dev)
+                line += f", dev accuracy {score:.4f}"
+                if best is None or score > best[0]:
+                    best = (score, it + 1, averaged)
+            log(line)
+        if best is not None:
+            log(f"kept the weights of iteration {best[1]} (best on dev)")
+            averaged = best[2]
         model.weights = averaged
         return model
 
     # -- storage ----------------------------------------------------------------------------
 
     def to_json(self) -> dict:
-        return {"classes": list(self.classes), "tagdict": self.tagdict, "weights": self.weights}
+        data = {"classes": list(self.classes), "tagdict": self.tagdict, "weights": self.weights}
+        if self.features != "hu":
+            data.update(features=self.features, ambiguity=self.ambiguity)
+        return data
 
     @classmethod
     def from_json(cls, data: dict) -> "PerceptronTagger":
-        return cls(data["weights"], data["tagdict"], data["classes"])
+        return cls(data["weights"], data["tagdict"], data["classes"], data.get("features", "hu"), data.get("ambiguity"))
 
 
-class SuffixLemmatizer:
-    """Lemma = frequent-form lexicon, else the longest learnt (POS, word-final letters) rule.
+def _ambiguity_classes(sentences: list[list[tuple[str, str]]], min_count: int = 2,
+                       min_share: float = 0.05) -> dict[str, str]:
+    """Lowercase word -> its tags in training ("NOUN|VERB"), for words seen ``min_count`` times;
+    a tag under ``min_share`` of the word's uses is left out (annotation noise)."""
+    counts: dict[str, Counter] = defaultdict(Counter)
+    for sent in sentences:
+        for word, tag in sent:
+            counts[word.lower()][tag] += 1
+    out = {}
+    for word, c in counts.items():
+        total = sum(c.values())
+        if total >= min_count:
+            out[word] = "|".join(sorted(t for t, n in c.items() if n / total >= min_share))
+    return out
 
-    A rule strips ``strip`` characters and appends ``add`` (both learnt from gold lemmas), so
-    "Budapesten"/PROPN → "Budapest" via the rule ("en" → "") learnt for PROPN.
-    """
 
-    MAX_SUFFIX = 6
-
-    def __init__(self, lexicon: dict[str, dict[str, str]], rules: dict[str, dict[str, tuple[int, str]]]) -> None:
-        self.lexicon = lexicon
-        self.rules = rules
-
-    def lemmatize(self, form: str, pos: str) -> str:
-        low = form.lower()
-        lemma = self.lexicon.get(pos, {}).get(low)
-        if lemma is None:
-            rules = self.rules.get(pos)
-            lemma = low
-            if rules:
-                for k in range(min(self.MAX_SUFFIX, len(low) - 1), 0, -1):
-                    rule = rules.get(low[-k:])
-                    if rule is not None:
-                        strip, add = rule
-                        lemma = low[: len(low) - strip] + add if strip else low + add
-                        break
-        if pos == "PROPN" and form[:1].isupper():
-            # keep the name's own capitalization where the lemma is a prefix of the form
-            return form[: len(lemma)] if form.lower().startswith(lemma) else lemma[:1].upper() + lemma[1:]
-        return lemma
-
-    @staticmethod
-    def _transform(form: str, lemma: str) -> tuple[int, str]:
-        n = 0
-        limit = min(len(form), len(lemma))
-        while n < limit and form[n] == lemma[n]:
-            n += 1
-        return len(form) - n, lemma[n:]
-
-    @classmethod
-    def train(cls, triples: Iterable[tuple[str, str, str]], min_form_count: int = 2,
-              min_rule_count: int = 3) -> "SuffixLemmatizer":
-        forms: dict[tuple[str, str], Counter] = defaultdict(Counter)
-        for form, pos, lemma in triples:
-            forms[(form.lower(), pos)][lemma.lower()] += 1
-        suffix_counts: dict[tuple[str, str], Counter] = defaultdict(Counter)
-        for (form, pos), lemmas in forms.items():
-            lemma = lemmas.most_common(1)[0][0]
-            t = cls._transform(form, lemma)
-            for k in range(1, min(cls.MAX_SUFFIX, len(form) - 1) + 1):
-                suffix_counts[(pos, form[-k:])][t] += 1
-        rules: dict[str, dict[str, tuple[int, str]]] = defaultdict(dict)
-        # keep a rule only where it says something its shorter suffix does not
-        for (pos, suffix), c in sorted(suffix_counts.items(), key=lambda kv: len(kv[0][1])):
-            t, n = c.most_common(1)[0]
-            if n < min_rule_count or n / sum(c.values()) < 0.5:
-                continue
-            shorter = None
-            for k in range(len(suffix) - 1, 0, -1):
-                shorter = rules[pos].get(suffix[-k:])
-                if shorter is not None:
-                    break
-            if shorter is None and t == (0, ""):
-                continue
-            if shorter != t:
-                rules[pos][suffix] = t
-        model = cls({}, dict(rules))
-        lexicon: dict[str, dict[str, str]] = defaultdict(dict)
-        for (form, pos), lemmas in forms.items():
-            lemma, n = lemmas.most_common(1)[0]
-            if sum(lemmas.values()) >= min_form_count and model.lemmatize(form, pos).lower() != lemma:
-                lexicon[pos][form] = lemma
-        model.lexicon = dict(lexicon)
-        return model
-
-    def to_json(self) -> dict:
-        return {"lexicon": self.lexicon, "rules": {p: {s: list(t) for s, t in r.items()} for p, r in self.rules.items()}}
-
-    @classmethod
-    def from_json(cls, data: dict) -> "SuffixLemmatizer":
-        rules = {p: {s: (int(t[0]), str(t[1])) for s, t in r.items()} for p, r in data["rules"].items()}
-        return cls(data["lexicon"], rules)
+def _average(weights: dict[str, dict[str, float]], totals: dict[tuple[str, str], float],
+             stamps: dict[tuple[str, str], int], instance: int, prune: float) -> dict[str, dict[str, float]]:
+    """The averaged weights after ``instance`` updates, rounded; those under ``prune`` dropped."""
+    averaged: dict[str, dict[str, float]] = {}
+    for f, row in weights.items():
+        new_row = {}
+        for tag, w in row.items():
+            key = (f, tag)
+            total = totals[key] + (instance - stamps[key]) * w
+            avg = round(total / instance, 3)
+            if abs(avg) >= prune:
+                new_row[tag] = avg
+        if new_row:
+            averaged[f] = new_row
+    return averaged
 
 
 UPOS_TAGS = frozenset(
@@ -258,10 +333,14 @@ UPOS_TAGS = frozenset(
 
 
 def read_conllup(path: Path) -> Iterable[list[tuple[str, str, str, str]]]:
-    """Sentences of a CoNLL-U Plus file (NerKor layout: FORM LEMMA UPOS XPOS FEATS ...) as
-    (form, lemma, upos, feats) tuples; a sentence with a non-UD tag is reported and skipped."""
+    """Sentences of a CoNLL-U file as (form, lemma, upos, feats) tuples, in either layout: CoNLL-U
+    Plus with a ``# global.columns`` header (NerKor: FORM LEMMA UPOS XPOS FEATS ...), or plain
+    CoNLL-U (Universal Dependencies: ID FORM LEMMA UPOS XPOS FEATS ...), where multiword-token
+    ranges ("3-4 don't") and empty nodes ("8.1") are skipped: the syntactic words are the tokens.
+    A sentence with a non-UD tag is skipped."""
     sent: list[tuple[str, str, str, str]] = []
     bad = False
+    first = 1  # column of FORM: 1 in plain CoNLL-U, 0 under NerKor's header
     with path.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, 1):
             line = line.rstrip("\n")
@@ -271,13 +350,18 @@ def read_conllup(path: Path) -> Iterable[list[tuple[str, str, str, str]]]:
                 sent, bad = [], False
                 continue
             if line.startswith("#"):
+                if line.startswith("# global.columns") and "ID" not in line.split("=", 1)[1].split():
+                    first = 0
                 continue
             cells = line.split("\t")
-            if len(cells) < 5:
-                raise InputError(str(path), f"expected at least 5 columns, got {len(cells)}", f"line {number}")
-            if cells[2] not in UPOS_TAGS:
+            if len(cells) < first + 5:
+                raise InputError(str(path), f"expected at least {first + 5} columns, got {len(cells)}", f"line {number}")
+            if first and not cells[0].isdigit():
+                continue
+            form, lemma, upos, _, feats = cells[first : first + 5]
+            if upos not in UPOS_TAGS:
                 bad = True
-            sent.append((cells[0], cells[1], cells[2], cells[4]))
+            sent.append((form, lemma, upos, feats))
     if sent and not bad:
         yield sent
 
