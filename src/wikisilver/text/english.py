@@ -113,7 +113,8 @@ class EnglishProcessor(TextProcessor):
         out = []
         for word, tag in zip(words, tags):
             upos, _, verb_form = tag.partition(":")
-            out.append((lemmatize(word, upos), upos, verb_form))
+            lemma = lemmatize(word, upos)
+            out.append(("I" if lemma == "i" and upos == "PRON" else lemma, upos, verb_form))  # I, me, my: "I"
         return out
 
     def has_finite_verb(self, tokens: Sequence[str], annotations: Sequence[tuple[str, ...]]) -> bool:
