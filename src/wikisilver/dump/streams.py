@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
+from wikisilver import paths
 from wikisilver.errors import InputError
 from wikisilver.files import compression_of, open_text
 
@@ -56,7 +57,7 @@ def raw_chunks(path: str, start: int = 0, end: int | None = None) -> Iterator[by
     After a corrupt bz2 block the reader skips to the next bz2 stream header.
     """
     kind = compression_of(path)
-    with open(path, "rb") as handle:
+    with paths.open_read(path) as handle:
         handle.seek(start)
         position = start  # compressed offset of the next byte to read
 
@@ -184,7 +185,7 @@ def stream_ranges(dump_path: str, index_path: str | None, target_bytes: int = 64
     dump_path = os.fspath(dump_path)
     if index_path is None or compression_of(dump_path) != "bz2":
         return [(0, None)]
-    size = os.path.getsize(dump_path)
+    size = paths.size(dump_path)
     starts: list[int] = [0]
     last = 0
     for offset, _, _ in read_multistream_index(index_path):
@@ -196,7 +197,7 @@ def stream_ranges(dump_path: str, index_path: str | None, target_bytes: int = 64
             if offset - starts[-1] >= target_bytes:
                 starts.append(offset)
             last = offset
-    with open(dump_path, "rb") as handle:
+    with paths.open_read(dump_path) as handle:
         for offset in starts[1:]:
             handle.seek(offset)
             if not BZ2_STREAM.match(handle.read(10)):
