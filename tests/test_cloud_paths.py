@@ -13,6 +13,7 @@ import pytest
 
 from build_support import read_corpus
 from test_pipeline_sources import write_multistream
+import wikisilver as wikisilver_api
 from wikisilver import paths
 from wikisilver.config import demo_inputs
 
@@ -187,6 +188,12 @@ def test_demo_build_with_inputs_and_output_on_s3_then_a_rerun_is_a_no_op(s3, tmp
     assert shown.stdout == subprocess.run(
         [sys.executable, "-m", "wikisilver.cli", "show", str(local_out), "--title", "Budapest", "--color", "never"],
         capture_output=True, text=True, timeout=TIMEOUT).stdout
+
+    paths.configure(beam_options(url))  # the demo corpus was built in this process, with its own options
+    corpus = wikisilver_api.load_corpus(f"s3://{BUCKET}/corpus")
+    assert len(corpus) == stats["sentences_kept"] and corpus.stats == stats
+    assert [s.tokens for s in corpus.article("Budapest")] == [
+        s.tokens for s in wikisilver_api.load_corpus(local_out).article("Budapest")]
 
     # A rerun: nothing to do, says so, and writes nothing.
     again = wikisilver(url, *args)

@@ -111,10 +111,12 @@ def open_read(path: str | os.PathLike) -> BinaryIO:
         return open(path, "rb")
     from apache_beam.io.filesystem import CompressionTypes
 
-    if isdir(path) and not _exists(path):
-        raise IsADirectoryError(path)
     try:
         return _filesystems().open(path, compression_type=CompressionTypes.UNCOMPRESSED)
+    except FileNotFoundError:
+        if isdir(path):
+            raise IsADirectoryError(path) from None
+        raise
     except Exception as error:  # noqa: BLE001 - every file system raises its own kinds
         raise _remote_error(path, error) from None
 
@@ -279,10 +281,12 @@ def state(path: str | os.PathLike) -> dict[str, int | str]:
         st = os.stat(path)
         return {"bytes": st.st_size, "mtime_ns": st.st_mtime_ns, "ctime_ns": st.st_ctime_ns,
                 "inode": st.st_ino, "device": st.st_dev}
-    filesystems = _filesystems()
     try:
-        return {"bytes": size(path), "mtime_ns": int(filesystems.last_updated(path) * 1e9),
-                "checksum": str(filesystems.checksum(path))}
+        metadata = next((m for m in _match(path) if m.path == path), None)
+        if metadata is None:
+            raise FileNotFoundError(path)
+        return {"bytes": metadata.size_in_bytes, "mtime_ns": int(metadata.last_updated_in_seconds * 1e9),
+                "checksum": str(_filesystems().checksum(path))}
     except FileNotFoundError:
         raise
     except Exception as error:  # noqa: BLE001
