@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from build_support import read_corpus
 from test_pipeline_sources import write_multistream
 import wikisilver as wikisilver_api
 from wikisilver import paths
