@@ -8,6 +8,7 @@ import bz2
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -161,8 +162,24 @@ def test_lock_of_a_dead_run_is_taken_over(inputs, tmp_path) -> None:
 
 
 @pytest.mark.slow
+def many_pages(xml: Path, times: int) -> Path:
+    """The dump with its pages repeated ``times`` times under new titles and ids: a build of it takes
+    long enough (tens of seconds) for a second build to start while the first still holds the lock."""
+    text = xml.read_text(encoding="utf-8")
+    head, rest = text.split("<page>", 1)
+    pages, tail = rest.rsplit("</page>", 1)
+    pages = "<page>" + pages + "</page>"
+    copies = [re.sub(r"<title>([^<]*)</title>", rf"<title>\1 {n}</title>",
+                     re.sub(r"<id>(\d+)</id>", lambda m: f"<id>{int(m[1]) + n * 100_000}</id>", pages))
+              for n in range(times)]
+    bigger = xml.with_name("many-pages.xml")
+    bigger.write_text(head + "\n".join(copies) + tail, encoding="utf-8")
+    return bigger
+
+
 def test_two_builds_at_once_the_second_refused_the_first_undisturbed(inputs, tmp_path) -> None:
-    dump, types = inputs
+    xml, types = inputs
+    dump = many_pages(xml, 300)
     out = tmp_path / "out"
     args = [sys.executable, "-m", "wikisilver.cli", "build", "--dump", str(dump), "--lang", "en", "--types", str(types),
             "--out", str(out), "--progress-interval", "0"]

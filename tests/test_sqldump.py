@@ -12,16 +12,14 @@ from hypothesis import strategies as st
 
 from conftest import shared_file
 from wikisilver.errors import InputError
+from wikisilver.entities.mysqldump import SqlReadStats, iter_rows, table_columns
 from wikisilver.entities.sql import (
     PageRow,
     RedirectRow,
-    SqlReadStats,
     iter_langlinks,
     iter_page_props,
     iter_page_table,
     iter_redirect_table,
-    iter_rows,
-    table_columns,
 )
 
 HEADER = """-- MySQL dump 10.19  Distrib 10.3.38-MariaDB, for debian-linux-gnu (x86_64)

@@ -319,7 +319,7 @@ def check_headers(config: BuildConfig) -> None:
     """Read the start of every types and SQL file, so that a wrong file fails before any work
     with one line naming file and position (the ontology is parsed before the output is touched)."""
     from wikisilver.entities.rdf import check_header
-    from wikisilver.entities.sql import check_table
+    from wikisilver.entities.mysqldump import check_table
 
     for path in config.types:
         check_header(path)
