@@ -200,6 +200,12 @@ def test_demo_build_with_inputs_and_output_on_s3_then_a_rerun_is_a_no_op(s3, tmp
     assert "already holds the finished corpus" in again.stderr and "nothing to do" in again.stderr
     assert objects(client, "corpus/") == written
 
+    # The HTML report of the corpus, written beside it.
+    report = wikisilver(url, "report", f"s3://{BUCKET}/corpus")
+    assert report.returncode == 0, report.stderr
+    page = client.get_object(Bucket=BUCKET, Key="corpus/report.html")["Body"].read().decode()
+    assert page.lstrip().lower().startswith("<!doctype html") and "sentences kept" in page
+
 
 @pytest.mark.slow
 def test_a_missing_cloud_input_is_one_line_naming_it(s3):
