@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import shared_file
 from test_pipeline_sources import write_multistream
 import wikisilver as wikisilver_api
 from wikisilver import paths
@@ -119,6 +120,59 @@ def test_multistream_dump_read_by_ranges_from_s3(s3, tmp_path):
         assert got == want
         pages += len(got)
     assert pages == 17  # every page of the demo dump, each read once
+
+
+ONTOLOGY_TTL = """@prefix dbo: <http://dbpedia.org/ontology/> .
+@prefix owl: <http://www.w3.org/2002/07/owl#> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+dbo:Place a owl:Class .
+dbo:City a owl:Class ; rdfs:subClassOf dbo:Settlement .
+dbo:Settlement a owl:Class ; rdfs:subClassOf dbo:Place .
+"""
+
+
+def test_every_kind_of_input_reads_the_same_from_s3(s3, tmp_path, monkeypatch):
+    import gzip
+
+    from test_sqldump import REDIRECT
+    from wikisilver.config import expand_entity_tables
+    from wikisilver.entities.infobox import load_infobox_mappings
+    from wikisilver.entities.sql import iter_redirect_table
+    from wikisilver.entities.table import EntityRow, read_entity_table, write_entity_table
+    from wikisilver.fingerprint import fingerprint
+    from wikisilver.ontology import load_ontology
+
+    _, client = s3
+    monkeypatch.setenv("WIKISILVER_CACHE_DIR", "off")
+    local, remote = tmp_path / "in", f"s3://{BUCKET}/kinds"
+    (local / "mappings").mkdir(parents=True)
+    (local / "redirect.sql.gz").write_bytes(gzip.compress(REDIRECT.encode()))
+    (local / "ontology.ttl").write_text(ONTOLOGY_TTL)
+    mappings = sorted(shared_file("dbpedia/mappings/en").glob("Mapping_en:Infobox_s*.ttl"))[:3]
+    assert len(mappings) == 3
+    for path in mappings:
+        (local / "mappings" / path.name).write_bytes(path.read_bytes())
+    for path in sorted(p for p in local.rglob("*") if p.is_file()):
+        client.upload_file(str(path), BUCKET, f"kinds/{path.relative_to(local)}")
+
+    assert list(iter_redirect_table(f"{remote}/redirect.sql.gz")) == list(iter_redirect_table(str(local / "redirect.sql.gz")))
+    assert load_ontology(f"{remote}/ontology.ttl").parents == load_ontology(str(local / "ontology.ttl")).parents
+    from_s3 = load_infobox_mappings(remote + "/mappings")
+    assert from_s3 == load_infobox_mappings(str(local / "mappings")) and len(from_s3) == 3
+
+    rows = [EntityRow("Budapest", "City", "LOC", "GPE", "types", ("Pest",)), EntityRow("Duna", "River", "LOC")]
+    for suffix in (".tsv", ".parquet"):  # the entities job's output, and --entities DIR's input
+        assert write_entity_table(rows, f"{remote}/table/entities/part-00000-of-00001{suffix}") == 2
+    tables = expand_entity_tables([f"{remote}/table"])
+    assert [paths.basename(t) for t in tables] == ["part-00000-of-00001.parquet", "part-00000-of-00001.tsv"]
+    assert all(list(read_entity_table(table)) == rows for table in tables)
+
+    ontology = f"{remote}/ontology.ttl"
+    first = fingerprint(ontology)
+    assert first["digest"] == fingerprint(str(local / "ontology.ttl"))["digest"] and first["path"] == ontology
+    assert fingerprint(ontology, {ontology: {**first, "digest": "sha256:recorded"}})["digest"] == "sha256:recorded"
+    client.put_object(Bucket=BUCKET, Key="kinds/ontology.ttl", Body=ONTOLOGY_TTL.encode() + b"# edited\n")
+    assert fingerprint(ontology, {ontology: {**first, "digest": "sha256:recorded"}})["digest"] != first["digest"]
 
 
 def test_lock_object_refuses_a_second_run_and_a_stale_one_is_taken_over(s3, monkeypatch):

@@ -56,7 +56,10 @@ class _Decompressed(io.RawIOBase):
         self._kind = kind
         # A remote file (gs://, s3://, …) is decompressed from Beam's stream of its bytes.
         self._raw = paths.open_read(path) if paths.is_remote(path) else None
-        self._inner = _OPENERS[kind](self._raw or path, "rb")
+        if self._raw is not None and kind == "gz":  # GzipFile takes a file object by keyword only
+            self._inner = gzip.GzipFile(fileobj=self._raw, mode="rb")
+        else:
+            self._inner = _OPENERS[kind](self._raw or path, "rb")
 
     def readable(self) -> bool:
         return True
