@@ -63,8 +63,9 @@ class Ontology:
 # -- reading ontologies --------------------------------------------------------------------------
 
 
-def _rdf_format(path: Path) -> str:
-    name = path.name[: -len(path.suffix)] if path.suffix in (".bz2", ".gz") else path.name
+def _rdf_format(path: str) -> str:
+    base = Path(paths.basename(path))  # the file's name, local or gs://, s3://, …
+    name = base.name[: -len(base.suffix)] if base.suffix in (".bz2", ".gz") else base.name
     fmt = _RDF_FORMATS.get(Path(name).suffix.lower())
     if fmt is None:
         raise InputError(str(path), "unknown ontology format: expected .owl/.rdf (RDF/XML), .ttl, .nt or .n3, "
@@ -147,7 +148,7 @@ def load_ontology(path: str) -> Ontology:
     file = paths.normalize(path)  # a local path or gs://, s3://, … (wikisilver.paths)
     if not paths.isfile(file):
         raise InputError(path, "no such ontology file")
-    fmt = _rdf_format(Path(paths.basename(file)))
+    fmt = _rdf_format(path)
     try:
         cached, digest = _cache_file(file)
     except OSError as error:
