@@ -32,7 +32,7 @@ from wikisilver.labels import LabelConfig
 from wikisilver.lock import output_lock
 from wikisilver.pipelines.evidence import GatherEvidence, ReadWikiEvidence
 from wikisilver.pipelines.extract import ExtractArticles
-from wikisilver.pipelines.label import LabelSentences
+from wikisilver.pipelines.label import LabelSentences, SecondPassModel
 from wikisilver.pipelines.read import ReadPages
 from wikisilver.pipelines.redirects import ResolveRedirects
 from wikisilver.pipelines.runner import (
@@ -74,10 +74,11 @@ def build_pipeline(pipeline: beam.Pipeline, config: BuildConfig, staging: str, c
     label_config = LabelConfig(
         disabled_rules=frozenset(config.disabled_rules), keep_low_quality=not config.drop_low_quality
     )
+    second_pass = SecondPassModel(config.second_pass, config.second_pass_threshold) if config.second_pass else None
     labelled = (parsed.articles, typed.targets) | "LabelSentences" >> LabelSentences(
-        config.lang, config.text_backend, label_config, progress
+        config.lang, config.text_backend, label_config, progress, second_pass
     )
-    labelled.sentences | "WriteCorpus" >> WriteCorpus(staging, config.shards, progress)
+    labelled.sentences | "WriteCorpus" >> WriteCorpus(staging, config.shards, progress, bool(second_pass))
     rejects = (read.rejects, parsed.rejects, labelled.rejects) | "AllRejects" >> beam.Flatten()
     rejects | "WriteRejects" >> WriteRejects(staging, config.shards)
     counts = (read.counts, parsed.counts, typed.counts, labelled.counts) | "AllCounts" >> beam.Flatten()
@@ -92,7 +93,7 @@ def finalize(staging: str, out: str, config: BuildConfig) -> dict:
         name = part_name(shard, config.shards)
         tsv = paths.join(staging, "tsv", f"{name}.tsv")
         if not paths.exists(tsv):
-            write_part([], tsv, paths.join(staging, "parquet", f"{name}.parquet"))
+            write_part([], tsv, paths.join(staging, "parquet", f"{name}.parquet"), with_source=bool(config.second_pass))
     stats = make_stats(read_counts(staging), max_pages=config.max_pages)
     move_into_place(staging, out, OUTPUT_DIRS)
     write_json_atomic(paths.join(out, "stats.json"), stats)

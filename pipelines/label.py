@@ -8,8 +8,11 @@ from typing import NamedTuple
 
 import apache_beam as beam
 from apache_beam.pvalue import PCollection
+from apache_beam.utils.shared import Shared
 
 from wikisilver.labels import LabelConfig, Labeller
+from wikisilver.labels.second_pass import DEFAULT_THRESHOLD, SecondPass
+from wikisilver.ner import seam
 from wikisilver.text import get_processor
 from wikisilver.pipelines.common import COUNTS, REJECTS, counts, reject
 from wikisilver.progress import Progress
@@ -41,16 +44,36 @@ def label_error(page_id: int, article: Article, error: Exception) -> PageReject:
                       detail=f"{type(error).__name__}: {error}"[:500], snippet=article.text[:200])
 
 
-class _LabelArticle(beam.DoFn):
-    """(article key, the article and its targets) -> its kept sentences, its counts, rejects."""
+class SecondPassModel(NamedTuple):
+    """The model of the second pass (a :func:`wikisilver.ner.seam.load_model` spec) and its threshold."""
 
-    def __init__(self, lang: str, text_backend: str, config: LabelConfig, progress_interval: float = 30.0) -> None:
+    spec: str
+    threshold: float = DEFAULT_THRESHOLD
+
+
+class _LabelArticle(beam.DoFn):
+    """(article key, the article and its targets) -> its kept sentences, its counts, rejects.
+
+    With a second pass, the model is read once per worker process (``Shared``: its threads share
+    the bytes) and each DoFn instance opens its own tagger on them."""
+
+    def __init__(
+        self, lang: str, text_backend: str, config: LabelConfig, progress_interval: float = 30.0,
+        second_pass: SecondPassModel | None = None,
+    ) -> None:
         self.labeller_args = (lang, text_backend, config)
         self.progress_interval = progress_interval
+        self.second_pass = second_pass
+        self.shared_model = Shared()
 
     def setup(self) -> None:
         lang, text_backend, config = self.labeller_args
-        self.labeller = Labeller(lang, get_processor(lang, text_backend), config)
+        relabel = None
+        if self.second_pass is not None:
+            spec, threshold = self.second_pass
+            model = self.shared_model.acquire(lambda: seam.load_model(spec), tag=spec)
+            relabel = SecondPass(seam.open_tagger(spec, model), threshold)
+        self.labeller = Labeller(lang, get_processor(lang, text_backend), config, relabel)
         self.progress = Progress("label", "articles", self.progress_interval)
 
     def process(self, element) -> Iterator:
@@ -82,9 +105,11 @@ class LabelSentences(beam.PTransform):
     """(articles, each article's targets keyed by article) -> :class:`Labelled`."""
 
     def __init__(
-        self, lang: str, text_backend: str = "builtin", config: LabelConfig | None = None, progress_interval: float = 30.0
+        self, lang: str, text_backend: str = "builtin", config: LabelConfig | None = None, progress_interval: float = 30.0,
+        second_pass: SecondPassModel | None = None,
     ) -> None:
         super().__init__()
+        self.second_pass = second_pass
         self.lang = lang
         self.text_backend = text_backend
         self.config = config or LabelConfig()
@@ -97,7 +122,7 @@ class LabelSentences(beam.PTransform):
             {"article": keyed, "targets": targets}
             | "JoinTargets" >> beam.CoGroupByKey()
             | "Label" >> beam.ParDo(
-                _LabelArticle(self.lang, self.text_backend, self.config, self.progress_interval)
+                _LabelArticle(self.lang, self.text_backend, self.config, self.progress_interval, self.second_pass)
             ).with_outputs(REJECTS, COUNTS, main="sentences")
         )
         return Labelled(result.sentences, result[REJECTS], result[COUNTS])

@@ -29,7 +29,8 @@ def read_reject_counts(reject: PageReject) -> dict[str, int]:
     the dump broke there, or when it names no page (bytes outside any page), not for one bad page."""
     page = 1 if reject.page_id is not None or reject.title is not None else 0
     stream = 1 if reject.reason in STREAM_REASONS or not page else 0
-    return {"pages_read": page, f"pages_rejected.{reject.reason}": page, f"stream_errors.{reject.reason}": stream}
+    return {"pages_read": page, f"pages_rejected.{reject.reason}": page, f"stream_errors.{reject.reason}": stream,
+            "bytes_skipped": reject.bytes_skipped, "pages_unread_estimate": reject.pages_unread_estimate}
 
 
 class _ReadDumpPart(beam.DoFn):

@@ -351,6 +351,10 @@ def input_fingerprints(config: BuildConfig, known: Mapping[str, Mapping] | None 
     ``known``: those a finished corpus recorded, reused for files whose stat is unchanged."""
     prints = {key: fingerprints(getattr(config, key), known, dump=key == "dumps") for key in FILE_INPUTS}
     prints["ontology"] = fingerprints([config.ontology] if config.ontology else [], known)
+    if config.second_pass:  # a build without it records what it always did
+        from wikisilver.ner.seam import split_spec
+
+        prints["second_pass"] = fingerprints([split_spec(config.second_pass)[1]], known)
     mappings = config.infobox_mappings
     prints["infobox_mappings"] = fingerprints(paths.listdir(mappings) if mappings else [], known)
     return prints
@@ -363,6 +367,9 @@ def comparable_config(config: BuildConfig, prints: Mapping[str, list[dict]]) -> 
     data = asdict(config)
     for volatile in ("overwrite", "beam_args", "strict", "progress_interval"):
         data.pop(volatile, None)
+    if not config.second_pass:  # as a build of a version without the second pass recorded it
+        data.pop("second_pass", None)
+        data.pop("second_pass_threshold", None)
     for key, records in prints.items():
         data[key] = digests(records)
     data["disabled_rules"] = sorted(data["disabled_rules"])  # a set: the order given does not matter

@@ -23,7 +23,8 @@ def part_name(shard: int, shards: int) -> str:
 
 
 class _WritePart(beam.DoFn):
-    def __init__(self, staging: str, shards: int, progress_interval: float = 30.0) -> None:
+    def __init__(self, staging: str, shards: int, progress_interval: float = 30.0, with_source: bool = False) -> None:
+        self.with_source = with_source
         self.staging = staging
         self.shards = shards
         self.progress_interval = progress_interval
@@ -33,7 +34,8 @@ class _WritePart(beam.DoFn):
         ordered = sorted((s for sentences in articles for s in sentences), key=sentence_sort_key)
         name = part_name(shard, self.shards)
         root = self.staging  # a local path or gs://…, s3://… (wikisilver.paths)
-        written = write_part(ordered, paths.join(root, "tsv", f"{name}.tsv"), paths.join(root, "parquet", f"{name}.parquet"))
+        written = write_part(ordered, paths.join(root, "tsv", f"{name}.tsv"), paths.join(root, "parquet", f"{name}.parquet"),
+                             with_source=self.with_source)
         counter("sentences_written").inc(written)
         if self.progress_interval > 0:
             progress_log.info("write: %s (%s sentences)", name, f"{written:,}")
@@ -44,11 +46,13 @@ class WriteCorpus(beam.PTransform):
     """Sentences (a tuple per article) -> tsv/part-*.tsv and parquet/part-*.parquet in staging.
 
     Sentences are sharded by page id, so a part holds whole articles and the split is the same on
-    every runner; within a part they are sorted by (page id, sentence index).
+    every runner; within a part they are sorted by (page id, sentence index). ``with_source``: the
+    Parquet ``source`` column of a build with a second pass.
     """
 
-    def __init__(self, staging: str, shards: int, progress_interval: float = 30.0) -> None:
+    def __init__(self, staging: str, shards: int, progress_interval: float = 30.0, with_source: bool = False) -> None:
         super().__init__()
+        self.with_source = with_source
         self.staging = staging
         self.shards = shards
         self.progress_interval = progress_interval
@@ -59,7 +63,7 @@ class WriteCorpus(beam.PTransform):
             articles
             | "KeyByShard" >> beam.Map(lambda sentences: (shard_of(sentences[0].page_id, shards), sentences))
             | "GroupShard" >> beam.GroupByKey()
-            | "WritePart" >> beam.ParDo(_WritePart(self.staging, shards, self.progress_interval))
+            | "WritePart" >> beam.ParDo(_WritePart(self.staging, shards, self.progress_interval, self.with_source))
         )
 
 
@@ -81,11 +85,14 @@ class _WriteRejects(beam.DoFn):
 
 
 def _reject_row(reject: PageReject) -> dict:
-    return {
+    row = {
         "source": reject.source, "reason": reject.reason, "detail": reject.detail,
         "page_id": reject.page_id, "title": reject.title, "offset": reject.offset,
         "snippet": reject.snippet,
     }
+    if reject.bytes_skipped:  # a gap in a dump read on after
+        row.update(bytes_skipped=reject.bytes_skipped, pages_unread_estimate=reject.pages_unread_estimate)
+    return row
 
 
 class WriteRejects(beam.PTransform):

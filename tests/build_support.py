@@ -36,8 +36,12 @@ def read_rejects(out: Path) -> list[dict]:
             for line in part.read_text(encoding="utf-8").splitlines()]
 
 
-def check_accounting(stats: dict) -> None:
-    """Every page read is used, skipped or rejected, and stats.json says so."""
+def check_accounting(stats: dict, complete: bool = True) -> None:
+    """Every page read is used, skipped or rejected; ``complete``: and every page of the dumps was
+    read (no corrupt block skipped), and stats.json says so either way."""
     accounted = stats["pages_used"] + sum(stats["pages_skipped"].values()) + sum(stats["pages_rejected"].values())
     assert stats["pages_read"] == accounted, stats
-    assert stats["pages_accounted"] is True
+    assert stats["pages_accounted"] is complete, stats
+    assert (stats["bytes_skipped"] == 0) is complete, stats
+    if complete:  # pages_read + pages_unread_estimate: the pages of the dumps
+        assert stats["pages_unread_estimate"] == 0, stats

@@ -277,18 +277,26 @@ def test_truncated_compressed_file(tmp_path):
     assert [r.reason for r in records if isinstance(r, PageReject)] == ["truncated"]
 
 
-def test_corrupt_bz2_block_keeps_pages_before(tmp_path):
+def test_corrupt_bz2_block_keeps_pages_before_and_reads_on_after(tmp_path):
+    """A single-stream dump (one bz2 stream of 900 kB blocks) with a block corrupted in the
+    middle: the pages before it, one reject saying what was skipped, then the pages after it."""
     source = shared_file(ENWIKI_EXTRACT)
-    whole = pages_of(str(source))
+    whole = [dataclasses.replace(p, source="") for p in pages_of(str(source))]
     data = bytearray(source.read_bytes())
     middle = len(data) // 2
     data[middle : middle + 16] = bytes(b ^ 0x5A for b in data[middle : middle + 16])
     path = write(tmp_path, "corrupt.xml.bz2", bytes(data))
     records = list(dump.iter_pages(path))
-    *pages, last = records
-    assert 0 < len(pages) < len(whole) and pages == [dataclasses.replace(p, source=path) for p in whole[: len(pages)]]
-    assert isinstance(last, PageReject) and last.reason == "corrupt_stream"
-    assert 0 < last.offset <= middle and path in last.detail
+    [gap] = [i for i, r in enumerate(records) if isinstance(r, PageReject)]
+    before, reject, after = records[:gap], records[gap], records[gap + 1 :]
+    assert 0 < len(before) and [dataclasses.replace(p, source="") for p in before] == whole[: len(before)]
+    assert reject.reason == "corrupt_stream" and reject.title == whole[len(before)].title  # the page cut by the gap
+    assert reject.offset <= middle < reject.offset + reject.bytes_skipped and path in reject.detail
+    assert len(after) > 10  # read on at the next block: the dump's last pages, whole
+    assert [dataclasses.replace(p, source="", offset=None) for p in after] == [
+        dataclasses.replace(p, offset=None) for p in whole[-len(after) :]]
+    lost = len(whole) - len(before) - 1 - len(after)
+    assert lost > 0 and lost / 3 <= reject.pages_unread_estimate <= lost * 3
 
 
 def test_corrupt_xz_keeps_pages_before(tmp_path):
@@ -449,4 +457,14 @@ def test_corrupt_stream_in_multistream_loses_only_that_stream(multistream, tmp_p
     rejects = [r for r in records if isinstance(r, PageReject)]
     assert len(rejects) == 1 and rejects[0].reason == "corrupt_stream"
     assert offsets[3] <= rejects[0].offset < offsets[4]
+    assert rejects[0].offset + rejects[0].bytes_skipped == offsets[4]  # read on at the next stream
+    assert 50 <= rejects[0].pages_unread_estimate <= 200
     assert sum(isinstance(r, Page) for r in records) == 2004 - 100
+    # read in parallel byte ranges, the same: each range reads on past a gap the same way
+    ranges = dump.stream_ranges(path, index_path, target_bytes=100_000)
+    parts = [r for start, end in ranges for r in dump.iter_pages_in_range(path, start, end)]
+    assert without_offset([r for r in parts if isinstance(r, Page)]) == without_offset(
+        [r for r in records if isinstance(r, Page)])
+    [reject] = [r for r in parts if isinstance(r, PageReject)]
+    assert (reject.offset, reject.bytes_skipped, reject.reason) == (rejects[0].offset, rejects[0].bytes_skipped,
+                                                                    "corrupt_stream")

@@ -3,18 +3,22 @@ pages the writers cannot hold, corrupt streams. Each input is generated here, sm
 
 from __future__ import annotations
 
+import bz2
 import codecs
+import random
 import subprocess
 import sys
 import time
 from pathlib import Path
 from xml.sax.saxutils import escape
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from build_support import check_accounting, read_rejects, read_stats
+from build_support import check_accounting, read_corpus, read_rejects, read_stats
 from wikisilver.config import demo_inputs
+from wikisilver.dump.bz2blocks import find_magics
 from wikisilver.text import get_processor
 from wikisilver.wikitext import is_disambiguation, redirect_target, template_names
 from wikisilver.wikitext.markup import prepass
@@ -208,3 +212,56 @@ def test_strict_rerun_of_a_failed_strict_build_fails_again(tmp_path):
     again = build(*args)
     assert again.returncode == 1 and "--strict" in again.stderr.strip().splitlines()[-1], again.stderr
     assert build(*args[:-1]).returncode == 0  # without --strict the finished corpus is a no-op
+
+
+# -- 4. a corrupt block in a single-stream bz2 dump ----------------------------------------------
+
+
+def many_pages(count: int, seed: int = 21) -> list[tuple[int, str, str]]:
+    """``count`` pages of a few sentences of random words (text that compresses like prose)."""
+    rng = random.Random(seed)
+    words = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(2, 9))) for _ in range(3000)]
+    return [(i, f"Page {i}", " ".join(rng.choice(words) for _ in range(rng.randint(20, 60))) + ".")
+            for i in range(1, count + 1)]
+
+
+@pytest.mark.slow
+def test_corrupt_block_in_a_single_stream_bz2_loses_that_block_only_and_says_so(tmp_path):
+    """2,000 pages in one bz2 stream of 100 kB blocks (what `bzip2 -1` writes), one block
+    corrupted in the middle: the build reads on at the next block, writes the pages after it,
+    and stats.json, the summary and --strict say what was skipped and about how many pages."""
+    data = bz2.compress(dump_xml(many_pages(2000)).encode(), 1)
+    blocks = [bit for bit, is_end in find_magics(data, 0) if not is_end]
+    assert len(blocks) >= 6
+    bad = bytearray(data)
+    at = blocks[len(blocks) // 2] // 8 + 2000
+    bad[at : at + 32] = bytes(32)
+    dump = tmp_path / "enwiki-20240101-pages-articles.xml.bz2"
+    dump.write_bytes(bytes(bad))
+    out = tmp_path / "out"
+    args = ("--dump", str(dump), "--lang", "en", "--types", DEMO_TYPES, "--progress-interval", "0")
+    result = build(*args, "--out", str(out), timeout=120)
+    assert result.returncode == 0, result.stderr
+    stats = read_stats(out)
+    check_accounting(stats, complete=False)  # every page read is accounted; not every page was read
+    per_block = 2000 / len(blocks)
+    lost = 2000 - stats["pages_read"]
+    assert 0 < lost <= 1.5 * per_block, stats  # one block's pages, not the rest of the dump
+    assert lost / 2 <= stats["pages_unread_estimate"] <= 2 * lost, stats
+    assert stats["bytes_skipped"] > 0 and stats["stream_errors"] == {"corrupt_stream": 1}
+    written = {row["page_id"] for row in read_corpus(out)}
+    missing = sorted(set(range(1, 2001)) - written)
+    assert missing == list(range(missing[0], missing[-1] + 1))  # one run of pages: the block's
+    assert max(written) == 2000 and len(written & set(range(missing[-1] + 1, 2001))) == 2000 - missing[-1]
+    [reject] = read_rejects(out)
+    assert reject["reason"] == "corrupt_stream" and reject["title"] == f"Page {missing[0]}"  # cut by the gap
+    assert reject["bytes_skipped"] == stats["bytes_skipped"] and str(dump) in reject["detail"]
+    assert "reading on at byte" in reject["detail"]
+    estimate = f"about {stats['pages_unread_estimate']:,}"
+    assert any(line.split()[:3] == ["pages", "unread", "(estimate)"] and estimate in line
+               for line in result.stdout.splitlines()), result.stdout
+    assert f"{estimate} page(s) unread" in result.stderr.strip().splitlines()[-1]
+    assert f"| pages unread (estimate) | {estimate}, in {stats['bytes_skipped']:,}" in (out / "README.md").read_text()
+
+    strict = build(*args, "--out", str(tmp_path / "strict"), "--strict", timeout=120)
+    assert strict.returncode == 1 and "page(s) unread" in strict.stderr.strip().splitlines()[-1], strict.stderr

@@ -340,6 +340,27 @@ def test_one_huge_insert_line_is_read_as_a_stream_of_tuples(tmp_path) -> None:
     assert peak < 150, f"peak RSS {peak} MiB"
 
 
+def test_one_huge_line_in_a_types_file_is_skipped_without_being_held(tmp_path) -> None:
+    # A 120 MB line (no line break) between two good triples: read in MAX_LINE pieces, never whole.
+    triple = "<http://dbpedia.org/resource/{t}> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> " \
+             "<http://dbpedia.org/ontology/{c}> .\n"
+    types = tmp_path / "types.nt"
+    write_lazily(types, [
+        triple.format(t="Ada_Lovelace", c="Person"),
+        "<http://dbpedia.org/resource/Huge> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> \"",
+        ("x" * (1 << 20) for _ in range(120)),
+        "\" .\n",
+        triple.format(t="London", c="City"),
+    ])
+    assert types.stat().st_size > 120 << 20
+    peak, printed = peak_rss_mib(
+        "from wikisilver.entities.rdf import TripleReadStats, iter_instance_types\n"
+        "stats = TripleReadStats()\n"
+        f"print(list(iter_instance_types({str(types)!r}, stats)), stats.malformed)")
+    assert printed == "[('Ada Lovelace', 'Person'), ('London', 'City')] 1"
+    assert peak < 100, f"peak RSS {peak} MiB"
+
+
 def test_a_huge_page_is_rejected_without_being_held_and_the_next_page_is_read(tmp_path) -> None:
     dump = tmp_path / "huge.xml"
     page = "<page><title>{t}</title><ns>0</ns><id>{i}</id><revision><id>1</id><text>{x}</text></revision></page>\n"
@@ -358,3 +379,47 @@ def test_a_huge_page_is_rejected_without_being_held_and_the_next_page_is_read(tm
         "    print(type(r).__name__, r.page_id, r.title, getattr(r, 'reason', ''))")
     assert printed.splitlines() == ["Page 1 Small ", "PageReject 2 Huge xml_error", "Page 3 After "]
     assert peak < 250, f"peak RSS {peak} MiB"
+
+
+# The CLI, then its own peak RSS on stderr (VmHWM, as above).
+CLI_PEAK_RSS = """
+import sys
+from wikisilver.cli import main
+code = main(sys.argv[1:])
+hwm = [line for line in open("/proc/self/status") if line.startswith("VmHWM:")][0]
+print("peak RSS MiB:", int(hwm.split()[1]) // 1024, file=sys.stderr)
+sys.exit(code)
+"""
+
+
+@pytest.mark.slow
+def test_build_with_a_huge_page_rejects_it_in_bounded_memory_and_uses_the_others(inputs, tmp_path) -> None:
+    """A 48 MB page (over what one page may hold) between two small ones, through the whole
+    build: one xml_error reject naming it, the others used, the build's peak RSS that of a
+    small build (the unbounded reader held such a page nine times over)."""
+    _, types = inputs
+    dump = tmp_path / "in" / "huge-pages-articles.xml"
+    page = "<page><title>{t}</title><ns>0</ns><id>{i}</id><revision><id>1</id><text>{x}</text></revision></page>\n"
+    write_lazily(dump, [
+        '<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/"><siteinfo><dbname>enwiki</dbname></siteinfo>\n',
+        page.format(t="Ada Lovelace", i=1, x="Ada Lovelace was an English mathematician who lived in London."),
+        "<page><title>Huge</title><ns>0</ns><id>2</id><revision><id>1</id><text>",
+        ("word " * 209_715 + "\n" for _ in range(48)),
+        "</text></revision></page>\n",
+        page.format(t="After", i=3, x="Charles Babbage worked in London."),
+        "</mediawiki>\n",
+    ])
+    out = tmp_path / "out"
+    result = subprocess.run(
+        [sys.executable, "-c", CLI_PEAK_RSS, "build", "--dump", str(dump), "--lang", "en", "--types", str(types),
+         "--out", str(out), "--progress-interval", "0"], capture_output=True, text=True, timeout=TIMEOUT)
+    assert result.returncode == 0, result.stderr
+    stats = json.loads((out / "stats.json").read_text())
+    assert (stats["pages_read"], stats["pages_used"], stats["pages_rejected"]) == (3, 2, {"xml_error": 1})
+    assert stats["pages_accounted"] is True and stats["pages_unread_estimate"] == 0
+    [reject] = [json.loads(line) for part in (out / "rejects").glob("*.jsonl") for line in part.read_text().splitlines()]
+    assert (reject["title"], reject["reason"]) == ("Huge", "xml_error") and "longer than" in reject["detail"]
+    lines = result.stderr.strip().splitlines()
+    assert lines[-2].startswith("wikisilver build: warning: 1 page(s) rejected, 0 stream error(s)"), result.stderr
+    peak = int(lines[-1].split()[-1])
+    assert peak < 450, f"peak RSS {peak} MiB"

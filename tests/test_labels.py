@@ -59,6 +59,11 @@ TARGETS = {
     "Lawyer": entity("Lawyer", None, ""),
     "Mercury (planet)": entity("Mercury (planet)", "Planet", "O"),
     "Mercury": TargetInfo("Mercury", None, exists=True, is_disambiguation=True),
+    # Type errors of the shared DBpedia samples (db100k/db111k) that the article's own text refutes.
+    "Lissamphibia": entity("Lissamphibia", "Band", "ORG"),
+    "Agribusiness": entity("Agribusiness", "University", "ORG"),
+    "Battle of Fredericksburg": entity("Battle of Fredericksburg", "MilitaryConflict", "MISC"),
+    "Robert E. Lee": entity("Robert E. Lee", "MilitaryPerson", "PER", ("Lee",)),
     # A disambiguation page that a source typed anyway (as a settlement).
     "Springfield": entity("Springfield", "Settlement", "LOC", is_disambiguation=True),
 }
@@ -114,8 +119,19 @@ EXAMPLES = {
     "unlinked_capitalized_unk": Example("He met Douglas in [[Illinois]]."),
     "low_quality_no_final_punctuation": Example("He was born in [[Kentucky]]"),
     "low_quality_no_finite_verb": Example("Early life in [[Kentucky]]."),
-    # what the cleaner leaves of "… in [[Kentucky]] is {{unknown template|-34|F}}."
-    "low_quality_template_gap": Example("The average low temperature in [[Kentucky]] is \ufffc ."),
+    # Amphibian: "Modern amphibians are all [[Lissamphibia]]. … leaving only the modern subclass [[Lissamphibia]]."
+    "taxon_o": Example(
+        "Modern amphibians are all [[Lissamphibia]] in [[Kentucky]]. Only the modern subclass Lissamphibia is left."
+    ),
+    # Agriculture: "… including consumers, agribusiness, trade lobbies … [[Agribusiness]] interests hold …"
+    "common_noun_unk": Example(
+        "Policy is shaped by consumers, agribusiness and trade lobbies. [[Agribusiness]] interests hold influence."
+    ),
+    # Abraham Lincoln: "… and was stunningly [[Battle of Fredericksburg|defeated by Lee at Fredericksburg]] in December."
+    "descriptive_anchor_ignored": Example(
+        "[[Robert E. Lee]] led the army. The army was stunningly "
+        "[[Battle of Fredericksburg|defeated by Lee]] in December."
+    ),
 }
 
 
@@ -500,20 +516,64 @@ def test_fragments_are_dropped_with_their_reason():
     assert result.counts["sentences_dropped_fragment.html"] == 1
 
 
-def test_low_quality_template_gap_flags_an_unrendered_template():
+def test_template_gap_drops_the_sentence_with_its_reason():
     """Alaska's "at {{convert|663,268|sqmi|km2|0}}, over twice the size of [[Texas]]" renders; an
-    unknown inline template leaves a gap: the sentence is flagged, the gap is not a token."""
+    unknown inline template, or a formula that does not read as text (Alkane's "the general
+    chemical formula <math>C_nH_{2n+2}</math>"), leaves a gap: that sentence is never written, and
+    stats count it; a formula that reads as text (Arithmetic mean's <math>~\\omega~</math>) stays."""
     from wikisilver.wikitext import clean_wikitext
 
     text = clean_wikitext(
         "Alaska is the largest state in land area at {{convert|663,268|sqmi|km2|0}}, over twice the size of [[Kentucky]]. "
-        "The average low temperature in [[Illinois]] is {{Some unknown template|-34|F}}.{{sfn|Barnes|1995|p=9}}"
+        "The average low temperature in [[Illinois]] is {{Some unknown template|-34|F}}.{{sfn|Barnes|1995|p=9}} "
+        "Alkanes in [[Kentucky]] have the general chemical formula <math>C_nH_{2n+2}</math>. "
+        "The weight <math>~\\omega~</math> is small in [[Illinois]]."
     ).text
-    assert "663,268 sq mi" in text
+    assert "663,268 sq mi" in text and "weight ω is" in text
     result = labeller("en").label_article(article_from_clean(text), TARGETS)
-    first, second = result.sentences
-    assert first.quality_reasons == () and "sq" in first.tokens
-    assert "template_gap" in second.quality_reasons and "\ufffc" not in "".join(second.tokens)
+    written = [" ".join(s.tokens) for s in result.sentences]
+    assert len(written) == 2 and "sq" in written[0] and "ω" in written[1]
+    assert not any("temperature" in w or "formula" in w for w in written)
+    assert result.counts["sentences_dropped_fragment.template_gap"] == 2
+
+
+def test_taxon_o_overrides_a_wrong_type_from_the_article_text():
+    """Amphibian: DBpedia's sample types Lissamphibia as a Band; the article calls it "the modern
+    subclass Lissamphibia", so its links are O (CoNLL does not annotate taxa), not ORG. After a rank
+    word that is also a common word only a Latin name counts: "the order Grant gave" names no taxon."""
+    on = label_example("taxon_o")
+    assert ("Lissamphibia", "O") in tags(on) and ("Kentucky", "B-LOC") in tags(on)
+    assert ("Lissamphibia", "O") in tags(on, 1)  # unlinked: O through the alias index, not UNK
+    result = label("Modern amphibians are all [[Lissamphibia]]. He obeyed the order Grant gave in [[Kentucky]].")
+    assert ("Lissamphibia", "B-ORG") in tags(result)
+
+
+def test_common_noun_unk_drops_a_link_the_article_writes_in_lower_case():
+    """Agriculture: "[[Agribusiness]] interests hold …" is not the University a sample typed:
+    the article writes "agribusiness" as a common noun, so the link is unknown and its sentence
+    dropped; a name the article writes capitalized inside sentences keeps its type."""
+    on = label_example("common_noun_unk")
+    assert not any("Agribusiness" in s.tokens for s in on.sentences) and on.counts["sentences_dropped_unk"] == 1
+    kept = label("The moon rose over [[Kentucky]]. Later the Kentucky moon set.")
+    assert ("Kentucky", "B-LOC") in tags(kept)
+
+
+def test_descriptive_anchor_ignored_leaves_the_names_inside():
+    """Abraham Lincoln: the anchor "defeated by Lee at Fredericksburg" describes the battle; it is
+    not MISC: Lee is the general (an alias), and the unknown Fredericksburg drops the sentence."""
+    result = label("[[Robert E. Lee]] led the army. The army was stunningly "
+                   "[[Battle of Fredericksburg|defeated by Lee at Fredericksburg]] in December.")
+    assert all("defeated" not in s.tokens for s in result.sentences) and result.counts["sentences_dropped_unk"] == 1
+    result = label_example("descriptive_anchor_ignored")
+    assert ("Lee", "B-PER") in tags(result, 1) and ("defeated", "O") in tags(result, 1)
+
+
+def test_god_and_religions_are_misc():
+    """? (film): "all religions are good, and all praise God"; Angela Merkel: "I believe in God":
+    the name of God and of religions are MISC (CoNLL: deities, religions), "the god" is no name."""
+    result = label("I believe in God and Islam in [[Kentucky]]. He was the god of [[Illinois]].")
+    assert ("God", "B-MISC") in tags(result) and ("Islam", "B-MISC") in tags(result)
+    assert ("god", "O") in tags(result, 1)
 
 
 def article_from_clean(text: str) -> Article:

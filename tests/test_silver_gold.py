@@ -26,30 +26,51 @@ def _build(out: Path, lang: str, *dumps: Path) -> Path:
     return out
 
 
-@pytest.mark.parametrize("name", ["en_wiki_blind.conll", "hu_berlin_blind.conll"])
+# gold file -> (at least this many articles, at least this many entities)
+GOLD_SIZES = {"en_wiki_blind.conll": (20, 1000), "en_org_blind.conll": (8, 250), "hu_berlin_blind.conll": (1, 300)}
+
+
+@pytest.mark.parametrize("name", sorted(GOLD_SIZES))
 def test_blind_gold_files_are_well_formed(name):
+    min_articles, min_entities = GOLD_SIZES[name]
     gold = list(read_blind_gold(str(GOLD / name)))
-    assert len(gold) >= 200
-    assert len({g.title for g in gold}) >= (20 if name.startswith("en") else 1)
+    assert len(gold) >= 150
+    assert len({g.title for g in gold}) >= min_articles
     entities = 0
     for sentence in gold:
         tags = sentence.tags
         assert all(re.fullmatch(r"O|[BI]-(PER|LOC|ORG|MISC)", tag) for tag in tags)
         assert all(not (t.startswith("I-") and (i == 0 or tags[i - 1][2:] != t[2:])) for i, t in enumerate(tags))
         entities += sum(tag.startswith("B-") for tag in tags)
-    assert entities >= (1000 if name.startswith("en") else 300)
+    assert entities >= min_entities
+
+
+@pytest.fixture(scope="module")
+def english_corpus(tmp_path_factory) -> Path:
+    """The English corpus of the shared extract + minidump with both type samples, built once."""
+    return _build(tmp_path_factory.mktemp("gold") / "en", "en", shared_file(ENWIKI_EXTRACT),
+                  shared_file("wikidumps/enwiki-minidump.xml.bz2"))
 
 
 @pytest.mark.slow
-def test_english_silver_labels_against_blind_gold(tmp_path):
-    corpus = _build(tmp_path / "en", "en", shared_file(ENWIKI_EXTRACT), shared_file("wikidumps/enwiki-minidump.xml.bz2"))
+def test_english_silver_labels_against_blind_gold(english_corpus):
+    corpus = english_corpus
     report = score_corpus(str(corpus), read_blind_gold(str(GOLD / "en_wiki_blind.conll")))
     print(report.format())
     assert report.kept_sentences >= 300
     scores = report.scores
-    assert scores.f1 >= 91 and scores.precision >= 91
-    assert scores.per_type["LOC"].f1 >= 94 and scores.per_type["PER"].f1 >= 94
-    assert scores.per_type["MISC"].f1 >= 85
+    assert scores.f1 >= 96 and scores.precision >= 96  # issue 17's acceptance: F >= 96, every type >= 90
+    assert all(scores.per_type[kind].f1 >= 90 for kind in ("LOC", "PER", "ORG", "MISC"))
+
+
+@pytest.mark.slow
+def test_english_organisation_articles_against_blind_gold(english_corpus):
+    """The ORG stratum: articles about companies, bands and institutions, where ORG names are common."""
+    report = score_corpus(str(english_corpus), read_blind_gold(str(GOLD / "en_org_blind.conll")))
+    print(report.format())
+    assert report.kept_sentences >= 100
+    assert report.scores.per_type["ORG"].f1 >= 90 and report.scores.per_type["ORG"].support >= 50
+    assert report.scores.f1 >= 92
 
 
 @pytest.mark.slow

@@ -126,6 +126,16 @@ def test_refs_comments_and_dropped_tags() -> None:
     assert clean(text).text == f"Text more {GAP} end ok."  # a formula in prose leaves a gap mark
 
 
+def test_formulas_that_read_as_text_are_written_out() -> None:
+    """Arithmetic mean's "<math>~\\omega~</math>", "<math>{\\alpha}</math>", "<math>2\\pi</math>":
+    single symbols read as text; sub- and superscripts and fractions (Analysis of variance's
+    "<math>y_{i,j}</math>") do not, and leave a gap mark."""
+    text = r"W <math>~\omega~</math>, A <math>{\alpha}</math>, C <math>2\pi r</math>, N <math>a \times b</math>."
+    assert clean(text).text == "W ω, A α, C 2π r, N a × b."
+    for tex in (r"y_{i,j}", r"\frac{1}{2}", r"k^{th}", r"\bar{x}"):
+        assert clean(f"The value <math>{tex}</math> is small.").text == f"The value {GAP} is small."
+
+
 def test_unclosed_comment_runs_to_the_end() -> None:
     assert clean("Kept. <!-- never closed [[Foo]]").text == "Kept."
 

@@ -101,7 +101,7 @@ def build(
     from wikisilver.config import resolve_build
     from wikisilver.pipelines.build import run_build
     from wikisilver.pipelines.runner import AlreadyBuilt
-    from wikisilver.stats import page_problems
+    from wikisilver.stats import describe_problems, page_problems
 
     config = resolve_build({
         **options, "dumps": dump, "out": out, "lang": lang, "types": types, "ontology": ontology,
@@ -114,8 +114,7 @@ def build(
         stats = done.stats
     rejected, stream_errors = page_problems(stats)
     if config.strict and (rejected or stream_errors):
-        raise BuildProblems(f"{rejected} page(s) rejected, {stream_errors} stream error(s); "
-                            f"see {config.out}/rejects/", stats)
+        raise BuildProblems(f"{describe_problems(stats)}; see {config.out}/rejects/", stats)
     return stats
 
 
@@ -154,9 +153,11 @@ class Corpus:
         """Sentences (rows) in all parts, low-quality ones included; only the footers are read."""
         return read.sentence_count(self.path)
 
-    def sentences(self, exclude_low_quality: bool = False) -> Iterator[LabelledSentence]:
-        """Every sentence, streamed part by part (within a part: by page id, sentence index)."""
-        return read.read_sentences(self.path, exclude_low_quality=exclude_low_quality)
+    def sentences(self, exclude_low_quality: bool = False, exclude_second_pass: bool = False) -> Iterator[LabelledSentence]:
+        """Every sentence, streamed part by part (within a part: by page id, sentence index);
+        ``exclude_second_pass``: only those the rules labelled (``source`` ``links``)."""
+        return read.read_sentences(self.path, exclude_low_quality=exclude_low_quality,
+                                   exclude_second_pass=exclude_second_pass)
 
     def __iter__(self) -> Iterator[LabelledSentence]:
         return self.sentences()

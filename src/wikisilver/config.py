@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from wikisilver import paths
 from wikisilver.errors import InputError, WikisilverError
 from wikisilver.labels import RULES
+from wikisilver.labels.second_pass import DEFAULT_THRESHOLD
 from wikisilver.text import check_backend
 
 if TYPE_CHECKING:
@@ -60,6 +61,8 @@ class BuildConfig:
     text_backend: str = "builtin"
     disabled_rules: tuple[str, ...] = ()
     drop_low_quality: bool = False
+    second_pass: str | None = None  # a model (wikisilver.ner.seam spec) that labels what the rules leave UNK
+    second_pass_threshold: float = DEFAULT_THRESHOLD  # its marginal on every UNK token must reach this
     overwrite: bool = False
     strict: bool = False
     progress_interval: float = 30.0  # seconds between progress lines per worker and stage; 0: none
@@ -311,6 +314,12 @@ def check_inputs(config: BuildConfig) -> None:
         raise InputError(None, f"--types-lang {types_lang(config)} differs from --lang {config.lang}: "
                                "give --langlinks-sql to carry the types across languages")
     check_backend(config.text_backend)
+    if getattr(config, "second_pass", None):
+        from wikisilver.ner.seam import load_model
+
+        load_model(config.second_pass)  # a missing or stale model fails before any work
+        if not 0.0 <= config.second_pass_threshold <= 1.0:
+            raise InputError(None, f"--second-pass-threshold must be between 0 and 1, not {config.second_pass_threshold}")
     if getattr(config, "max_pages", None) is not None and config.max_pages < 1:
         raise InputError(None, "--max-pages must be at least 1")
 

@@ -36,6 +36,8 @@ class PageReject:
     title: str | None = None
     offset: int | None = None
     snippet: str = ""
+    bytes_skipped: int = 0  # corrupt_stream: compressed bytes skipped to the next readable block
+    pages_unread_estimate: int = 0  # corrupt_stream: pages estimated lost in those bytes
 
 
 @dataclass(frozen=True)
@@ -119,6 +121,7 @@ class LabelledSentence:
     quality_reasons: tuple[str, ...] = field(default=())
     text: str = ""  # the sentence as it stands in the clean article text
     offsets: tuple[tuple[int, int], ...] = ()  # each token's [start, end) in ``text`` (empty: unknown)
+    source: str = "links"  # "links": labelled by the rules; "second_pass": UNK relabelled by a model
 
     @property
     def sentence_id(self) -> str:

@@ -18,6 +18,8 @@ def make_stats(counts: Mapping[str, int], max_pages: int | None = None) -> dict:
     entity_tokens = int(counts.get("entity_tokens", 0))
     stats = {
         "pages_read": int(counts.get("pages_read", 0)),
+        "pages_unread_estimate": int(counts.get("pages_unread_estimate", 0)),
+        "bytes_skipped": int(counts.get("bytes_skipped", 0)),
         "pages_used": int(counts.get("pages_used", 0)),
         "pages_skipped": group("pages_skipped."),
         "pages_rejected": group("pages_rejected."),
@@ -38,8 +40,12 @@ def make_stats(counts: Mapping[str, int], max_pages: int | None = None) -> dict:
         "typing_decisions": group("typing_decisions."),
         "rules_fired": rules_fired(counts),
     }
+    second_pass = group("second_pass.")
+    if second_pass:  # a build with --second-pass (see docs/output.md)
+        stats["second_pass"] = second_pass
     accounted = stats["pages_used"] + sum(stats["pages_skipped"].values()) + sum(stats["pages_rejected"].values())
-    stats["pages_accounted"] = accounted == stats["pages_read"]
+    # Accounted: every page of the dumps was read, and every page read is used, skipped or rejected.
+    stats["pages_accounted"] = accounted == stats["pages_read"] and not stats["bytes_skipped"]
     if max_pages is not None and stats["pages_read"] >= max_pages:
         stats["max_pages"] = max_pages  # the dumps were not read to their end
     return stats
@@ -48,3 +54,19 @@ def make_stats(counts: Mapping[str, int], max_pages: int | None = None) -> dict:
 def page_problems(stats: Mapping) -> tuple[int, int]:
     """(pages rejected, stream errors) of a stats.json object: what ``--strict`` fails a build on."""
     return sum(stats["pages_rejected"].values()), sum(stats["stream_errors"].values())
+
+
+def describe_problems(stats: Mapping) -> str:
+    """The page problems of a stats.json object in words, for the one warning or error line."""
+    rejected, stream_errors = page_problems(stats)
+    words = f"{rejected} page(s) rejected, {stream_errors} stream error(s)"
+    if stats.get("bytes_skipped"):
+        words += (f", {unread_words(stats)} page(s) unread in {stats['bytes_skipped']:,} compressed bytes skipped "
+                  "over corrupt blocks")
+    return words
+
+
+def unread_words(stats: Mapping) -> str:
+    """The estimate of the pages lost in corrupt blocks, in words (unknown when no page was read
+    to measure the dump's pages per compressed byte by)."""
+    return f"about {stats['pages_unread_estimate']:,}" if stats["pages_unread_estimate"] else "an unknown number of"

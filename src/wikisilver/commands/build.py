@@ -77,6 +77,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="drop fragment sentences instead of keeping them flagged low_quality")
     tuning.add_argument("--disable-rule", dest="disabled_rules", action="append", metavar="RULE",
                         help="switch a labelling rule off (repeatable; names as in stats.json rules_fired)")
+    tuning.add_argument("--second-pass", metavar="MODEL",
+                        help="label what the rules leave UNK with MODEL (a `wikisilver train` model of a "
+                             "first-pass corpus) and keep a dropped sentence when the model is sure and "
+                             "agrees with the links; kept ones have source=second_pass (docs/labelling.md)")
+    tuning.add_argument("--second-pass-threshold", type=float, metavar="P",
+                        help="the model's marginal probability every UNK token must reach (default 0.9)")
     tuning.add_argument("--redirect-hops", type=int, help="redirect chain rounds to follow (default 3)")
     tuning.add_argument("--max-page-chars", type=int,
                         help="pages with more wikitext go to rejects (default 2,000,000)")
@@ -100,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     from wikisilver.config import resolve_build
     from wikisilver.pipelines.build import run_build
     from wikisilver.pipelines.runner import AlreadyBuilt
-    from wikisilver.stats import page_problems
+    from wikisilver.stats import describe_problems, page_problems
 
     config = resolve_build(job_options(args))
     try:
@@ -109,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
         rejected, stream_errors = page_problems(done.stats)
         if config.strict and (rejected or stream_errors):  # what --strict failed on then still holds
             print(f"wikisilver build: {config.out} holds the corpus of these inputs and options, with "
-                  f"{rejected} page(s) rejected, {stream_errors} stream error(s) (--strict); see {config.out}/rejects/",
+                  f"{describe_problems(done.stats)} (--strict); see {config.out}/rejects/",
                   file=sys.stderr)
             return 1
         print(f"wikisilver build: {config.out} already holds the finished corpus of these inputs and options; "
@@ -118,14 +124,15 @@ def run(args: argparse.Namespace) -> int:
     print_summary(config.out, stats)
     rejected, stream_errors = page_problems(stats)
     if rejected or stream_errors:
-        print(f"wikisilver build: warning: {rejected} page(s) rejected, {stream_errors} stream error(s); "
-              f"see {config.out}/rejects/", file=sys.stderr)
+        print(f"wikisilver build: warning: {describe_problems(stats)}; see {config.out}/rejects/", file=sys.stderr)
         if config.strict:
             return 1
     return 0
 
 
 def print_summary(out: str, stats: dict) -> None:
+    from wikisilver.stats import unread_words
+
     rows = [
         ("pages read", stats["pages_read"]),
         ("pages used", stats["pages_used"]),
@@ -138,6 +145,9 @@ def print_summary(out: str, stats: dict) -> None:
         ("entities by tag", json.dumps(stats["entities_by_tag"])),
         ("NE density", stats["ne_density"]),
     ]
+    if stats.get("bytes_skipped"):
+        rows.insert(1, ("pages unread (estimate)", f"{unread_words(stats)}, in {stats['bytes_skipped']:,} compressed "
+                        "bytes skipped over corrupt blocks (see rejects/)"))
     if stats.get("max_pages"):
         rows.insert(1, ("stopped early", f"after the first {stats['max_pages']:,} pages (--max-pages): a trial run"))
     width = max(len(name) for name, _ in rows)

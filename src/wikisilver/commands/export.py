@@ -22,12 +22,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="conll: PER/LOC/ORG/MISC (default); dbpedia: the most specific DBpedia class")
     parser.add_argument("--exclude-low-quality", action="store_true",
                         help="leave out sentences flagged as fragments")
+    parser.add_argument("--exclude-second-pass", action="store_true",
+                        help="leave out sentences kept by build --second-pass (source second_pass)")
 
 
 def run(args: argparse.Namespace) -> int:
     report = export_corpus(
         args.corpus, args.out, args.format, scheme=args.scheme, tagset=args.tagset,
-        exclude_low_quality=args.exclude_low_quality,
+        exclude_low_quality=args.exclude_low_quality, exclude_second_pass=args.exclude_second_pass,
     )
     print(
         f"wrote {report.sentences} sentences ({report.articles} articles, {report.tokens} tokens, "

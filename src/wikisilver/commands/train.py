@@ -20,6 +20,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-tokens", type=int, metavar="N", help="train on the first N tokens")
     parser.add_argument("--exclude-low-quality", action="store_true",
                         help="leave out sentences our pipeline flagged low_quality")
+    parser.add_argument("--exclude-second-pass", action="store_true",
+                        help="leave out sentences of our corpus kept by build --second-pass")
     parser.add_argument("--tagset", choices=TAGSETS, default="conll",
                         help="tag layer of our corpus to learn (default conll)")
     parser.add_argument("--gazetteer", metavar="FILE", help="gazetteer TSV for membership features")
@@ -38,14 +40,14 @@ def run(args: argparse.Namespace) -> int:
     sentences = read_corpora(args.corpus, args.format, tagset=args.tagset, encoding=args.encoding)
     report = train(
         sentences, args.model, max_tokens=args.max_tokens,
-        exclude_low_quality=args.exclude_low_quality, c1=args.c1, c2=args.c2,
+        exclude_low_quality=args.exclude_low_quality, exclude_second_pass=args.exclude_second_pass, c1=args.c1, c2=args.c2,
         max_iterations=args.max_iterations, gazetteer=args.gazetteer,
         min_feature_freq=args.min_feature_freq, tagset=args.tagset,
         progress=None if args.quiet else _print_progress, progress_every=args.progress_every,
     )
     print(
         f"trained {report.model_path} on {report.sentences} sentences, {report.tokens} tokens "
-        f"({report.skipped_low_quality} low-quality skipped); labels {' '.join(report.labels)}; "
+        f"({report.skipped_low_quality} low-quality, {report.skipped_second_pass} second-pass skipped); labels {' '.join(report.labels)}; "
         f"{report.iterations} iterations; features {report.feature_seconds:.1f}s, "
         f"training {report.train_seconds:.1f}s"
         + (f"; final loss {report.final_loss:,.2f}" if report.final_loss is not None else "")

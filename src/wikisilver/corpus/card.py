@@ -12,7 +12,10 @@ import json
 import os
 from collections.abc import Mapping
 
-from wikisilver.corpus.schema import NER_LABELS, SENTENCE_SCHEMA
+import pyarrow as pa
+
+from wikisilver.corpus.schema import NER_LABELS, SENTENCE_SCHEMA, SOURCE_SCHEMA
+from wikisilver.stats import unread_words
 
 LICENCE = "cc-by-sa-4.0"
 # What each column is, one line each (docs/output.md has the long form).
@@ -33,6 +36,7 @@ COLUMNS = {
     "spans": "entity mentions: token span, tags, the Wikipedia title linked, the rule that labelled it",
     "low_quality": "a fragment (no final punctuation or no finite verb), kept and flagged",
     "quality_reasons": "why it is flagged",
+    "source": "`links` (labelled by the rules) or `second_pass` (UNK tokens labelled by a model, `--second-pass`)",
 }
 
 
@@ -50,16 +54,21 @@ def _front_matter(manifest: Mapping, stats: Mapping) -> list[str]:
         "tags:\n- wikipedia\n- silver-standard\n- wikisilver",
         "configs:\n- config_name: default\n  data_files:\n  - split: train\n    path: parquet/*.parquet",
         "dataset_info:\n  features:",
-        *[f"  - name: {name}\n    {_yaml_type(name)}" for name in SENTENCE_SCHEMA.names],
+        *[f"  - name: {name}\n    {_yaml_type(name)}" for name in _schema(manifest).names],
         "---",
     ]
+
+
+def _schema(manifest: Mapping) -> pa.Schema:
+    """The Parquet schema of the corpus: with the ``source`` column after a second pass."""
+    return SOURCE_SCHEMA if (manifest.get("config") or {}).get("second_pass") else SENTENCE_SCHEMA
 
 
 def _yaml_type(name: str) -> str:
     if name == "ner_tags":
         labels = "\n".join(f"            '{i}': {label}" for i, label in enumerate(NER_LABELS))
         return f"sequence:\n      class_label:\n        names:\n{labels}"
-    kind = SENTENCE_SCHEMA.field(name).type
+    kind = SOURCE_SCHEMA.field(name).type
     if str(kind).startswith("list<") and "struct" not in str(kind):
         return f"sequence: {kind.value_type}"
     if "struct" in str(kind):
@@ -109,8 +118,14 @@ def dataset_card(manifest: Mapping, stats: Mapping) -> str:
         f"| entity mentions | {json.dumps(stats.get('entities_by_tag', {}), sort_keys=True)} |",
         f"| NE density (entity tokens / tokens) | {stats.get('ne_density', 0.0):.4f} |",
     ]
+    if stats.get("second_pass"):
+        lines.append(f"| kept by the second pass | {stats['second_pass'].get('recovered', 0):,} sentences "
+                     "(`source` `second_pass`: UNK tokens labelled by a model, `--second-pass`) |")
     if stats.get("max_pages"):
         lines.append(f"| trial run | stopped after the first {stats['max_pages']:,} pages (`--max-pages`) |")
+    if stats.get("bytes_skipped"):
+        lines.append(f"| pages unread (estimate) | {unread_words(stats)}, in {stats['bytes_skipped']:,} compressed "
+                     "bytes of corrupt blocks skipped |")
     lines += [
         "",
         "## Files and columns",
@@ -121,7 +136,7 @@ def dataset_card(manifest: Mapping, stats: Mapping) -> str:
         "",
         "| column | meaning |",
         "|---|---|",
-        *[f"| `{name}` | {COLUMNS.get(name, '')} |" for name in SENTENCE_SCHEMA.names],
+        *[f"| `{name}` | {COLUMNS.get(name, '')} |" for name in _schema(manifest).names],
         "",
     ]
     return "\n".join(lines)

@@ -145,6 +145,8 @@ def write_conllup(
         tags = tags_in_scheme(len(sentence.tokens), found, scheme)
         handle.write(f"# sent_id = {sentence.page_id}-{sentence.index}\n")
         handle.write(f"# text = {_one_line(text_and_offsets(sentence)[0])}\n")
+        if sentence.source != "links":
+            handle.write(f"# source = {sentence.source}\n")
         n = len(sentence.tokens)
         lemmas = sentence.lemmas or ("_",) * n
         pos = sentence.pos or ("_",) * n
@@ -167,7 +169,8 @@ def _tsv_cell(text: str) -> str:
 
 
 def jsonl_record(sentence: LabelledSentence, tagset: str = "conll") -> dict:
-    """One sentence as JSON: its text, and tokens and entities with character offsets into it."""
+    """One sentence as JSON: its text, and tokens and entities with character offsets into it
+    (and ``source`` for a sentence the second pass kept)."""
     text, offsets = text_and_offsets(sentence)
     tokens = [{"text": token, "start": start, "end": end} for token, (start, end) in zip(sentence.tokens, offsets)]
     entities = [
@@ -183,7 +186,7 @@ def jsonl_record(sentence: LabelledSentence, tagset: str = "conll") -> dict:
         "text": text,
         "tokens": tokens,
         "entities": entities,
-    }
+    } | ({"source": sentence.source} if sentence.source != "links" else {})
 
 
 def write_jsonl(
@@ -287,9 +290,10 @@ class _Counts:
 
 def export_corpus(
     corpus: str | Path, out: str | Path, fmt: str, *, scheme: str = "iob2", tagset: str = "conll",
-    exclude_low_quality: bool = False,
+    exclude_low_quality: bool = False, exclude_second_pass: bool = False,
 ) -> ExportReport:
-    """Write the corpus in ``fmt``; the file appears under its name only once it is complete."""
+    """Write the corpus in ``fmt``; the file appears under its name only once it is complete
+    (``exclude_second_pass``: only the sentences the rules labelled, none the second pass kept)."""
     if fmt not in EXPORT_FORMATS:
         raise InputError(None, f"unknown export format {fmt!r} (expected one of {', '.join(EXPORT_FORMATS)})")
     if scheme not in SCHEMES:
@@ -300,7 +304,7 @@ def export_corpus(
         raise InputError(None, f"--scheme applies to the CoNLL formats; {fmt} stores entity spans")
     if Path(out).is_dir():
         raise InputError(str(out), "is a directory: --out names the file to write")
-    sentences = read_sentences(corpus, exclude_low_quality=exclude_low_quality)
+    sentences = read_sentences(corpus, exclude_low_quality=exclude_low_quality, exclude_second_pass=exclude_second_pass)
     return ExportReport(Path(out), *write_sentences(out, fmt, sentences, scheme=scheme, tagset=tagset))
 
 

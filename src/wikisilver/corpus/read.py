@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from wikisilver import paths
 from wikisilver.corpus.schema import (
-    ADDED_COLUMNS, SENTENCE_SCHEMA, TEXT_COMMENT, TSV_BASE_COLUMNS, TSV_COLUMNS,
+    ADDED_COLUMNS, LINKS, SENTENCE_SCHEMA, SOURCE_SCHEMA, TEXT_COMMENT, TSV_BASE_COLUMNS, TSV_COLUMNS,
 )
 from wikisilver.corpus.tags import CONLL_TYPES, TagCleaner, TaggedSentence, iob_to_spans, text_lines, to_iob2
 from wikisilver.errors import InputError
@@ -98,7 +98,7 @@ def parquet_batches(
         try:
             handle = paths.parquet_file(path)
             wanted = list(columns) if columns is not None else [
-                name for name in SENTENCE_SCHEMA.names
+                name for name in SOURCE_SCHEMA.names
                 if name not in ADDED_COLUMNS or name in handle.schema_arrow.names
             ]
             missing = [name for name in wanted if name not in handle.schema_arrow.names]
@@ -130,20 +130,23 @@ def _sentence(row: dict) -> LabelledSentence:
         low_quality=row["low_quality"], quality_reasons=tuple(row["quality_reasons"]),
         text=row.get("text") or "",
         offsets=tuple(zip(row["token_starts"], row["token_ends"])) if row.get("token_starts") else (),
+        source=row.get("source") or LINKS,
     )
 
 
 def read_sentences(
-    corpus: str | Path, *, exclude_low_quality: bool = False, batch_size: int = 2048
+    corpus: str | Path, *, exclude_low_quality: bool = False, exclude_second_pass: bool = False,
+    batch_size: int = 2048,
 ) -> Iterator[LabelledSentence]:
-    """Sentences of our Parquet corpus in file order (within a part: page id, sentence index)."""
+    """Sentences of our Parquet corpus in file order (within a part: page id, sentence index);
+    ``exclude_second_pass``: only the sentences the rules labelled (``source`` "links")."""
     row_no, part = 0, None
     for path, batch in parquet_batches(corpus, batch_size=batch_size):
         if path != part:
             row_no, part = 0, path
         for row in batch.to_pylist():
             row_no += 1
-            if exclude_low_quality and row["low_quality"]:
+            if (exclude_low_quality and row["low_quality"]) or (exclude_second_pass and row.get("source", LINKS) != LINKS):
                 continue
             try:
                 sentence = _sentence(row)
@@ -164,16 +167,16 @@ def read_table(corpus: str | Path, *, exclude_low_quality: bool = False, title: 
     """
     import pyarrow.dataset as ds
 
-    files = parquet_files(corpus)
+    files = [str(p) for p in parquet_files(corpus)]
+    schema = SOURCE_SCHEMA if "source" in paths.parquet_file(files[0]).schema_arrow.names else SENTENCE_SCHEMA
     condition = ds.field("title") == title if title is not None else None
     if exclude_low_quality:
         keep = ~ds.field("low_quality")
         condition = keep if condition is None else condition & keep
     if paths.is_remote(corpus):  # part by part through Beam's FileSystems: the whole part is read
-        tables = [paths.parquet_file(p).read().cast(SENTENCE_SCHEMA) for p in files]
-        table = pa.concat_tables(tables) if tables else SENTENCE_SCHEMA.empty_table()
+        table = pa.concat_tables([paths.parquet_file(p).read().cast(schema) for p in files])
         return table if condition is None else table.filter(condition)
-    dataset = ds.dataset([str(p) for p in files], format="parquet", schema=SENTENCE_SCHEMA)
+    dataset = ds.dataset(files, format="parquet", schema=schema)
     return dataset.to_table(filter=condition)
 
 
@@ -223,7 +226,7 @@ def tagged(sentence: LabelledSentence, tagset: str = "conll") -> TaggedSentence:
         lemmas=sentence.lemmas, dbpedia_tags=sentence.dbpedia_tags, conll_tags=sentence.conll_tags,
         title=sentence.title, sentence_index=sentence.index,
         text=sentence.text if sentence.offsets else None, offsets=sentence.offsets or None,
-        spans=sentence.spans,
+        spans=sentence.spans, source=sentence.source,
     )
 
 
@@ -243,6 +246,7 @@ def labelled(sentence: TaggedSentence) -> LabelledSentence:
         lemmas=sentence.lemmas or ("_",) * n, pos=sentence.pos or ("_",) * n,
         dbpedia_tags=sentence.dbpedia_tags or conll, conll_tags=conll, spans=spans,
         low_quality=sentence.low_quality, text=sentence.text or "", offsets=sentence.offsets or (),
+        source=sentence.source,
     )
 
 
@@ -292,7 +296,7 @@ def read_tsv(path: str, *, tagset: str = "conll", encoding: str = "utf-8") -> It
             pos=tuple(r[2] for r in rows), lemmas=tuple(r[1] for r in rows),
             dbpedia_tags=dbpedia, conll_tags=conll, title=title,
             sentence_index=int(index) if index and index.isdigit() else None,
-            text=meta.get("text") if offsets else None, offsets=offsets,
+            text=meta.get("text") if offsets else None, offsets=offsets, source=meta.get("source") or LINKS,
         )
 
     for line_no, line in text_lines(path, encoding):

@@ -89,6 +89,17 @@ SENTENCE_SCHEMA = SENTENCE_SCHEMA.with_metadata(
     {**SENTENCE_SCHEMA.metadata, b"huggingface": json.dumps({"info": {"features": hf_feature_dict()}}).encode()}
 )
 
-# Columns a corpus of an earlier version lacks: readers take them when present.
-ADDED_COLUMNS = ("id", "text", "token_starts", "token_ends", "ner_tags")
+# A build with --second-pass adds this column to every row ("links" or "second_pass"); a corpus
+# without it is all "links". Kept out of the default schema so that the default build's files stay
+# as they were.
+SOURCE_FIELD = pa.field("source", pa.string(), nullable=False)
+SOURCE_SCHEMA = SENTENCE_SCHEMA.append(SOURCE_FIELD)
+SOURCE_SCHEMA = SOURCE_SCHEMA.with_metadata(
+    {**SENTENCE_SCHEMA.metadata, b"huggingface": json.dumps({"info": {"features": hf_feature_dict(SOURCE_SCHEMA)}}).encode()}
+)
+LINKS = "links"  # the source of a sentence labelled by the rules alone
+
+# Columns a corpus of an earlier version (or of a build without --second-pass) lacks: readers take
+# them when present.
+ADDED_COLUMNS = ("id", "text", "token_starts", "token_ends", "ner_tags", "source")
 

@@ -38,6 +38,7 @@ class TaggedSentence:
     text: str | None = None  # the sentence's own text, where the corpus keeps it
     offsets: tuple[tuple[int, int], ...] | None = None  # each token's [start, end) in ``text``
     spans: tuple[EntitySpan, ...] | None = None  # our corpus's entity spans (with their targets)
+    source: str = "links"  # our corpus's: "second_pass" for a sentence the second pass kept
 
 
 def iob_to_spans(tags: Sequence[str]) -> list[tuple[int, int, str]]:

@@ -18,7 +18,7 @@ from typing import TextIO
 import pyarrow as pa
 
 from wikisilver import paths
-from wikisilver.corpus.schema import NER_LABEL_IDS, SENTENCE_SCHEMA, TEXT_COMMENT
+from wikisilver.corpus.schema import LINKS, NER_LABEL_IDS, SENTENCE_SCHEMA, SOURCE_SCHEMA, TEXT_COMMENT
 from wikisilver.corpus.tags import TaggedSentence
 from wikisilver.errors import OutputError
 from wikisilver.records import EntitySpan, LabelledSentence
@@ -31,9 +31,12 @@ def sentence_sort_key(sentence: LabelledSentence) -> tuple[int, int]:
     return (sentence.page_id, sentence.index)
 
 
-def tsv_comment(page_id: str | None, title: str | None, index: int | None, low_quality: bool) -> str:
+def tsv_comment(
+    page_id: str | None, title: str | None, index: int | None, low_quality: bool, source: str = LINKS
+) -> str:
     """The ``# page_id=… title=… sentence=… low_quality=…`` line before a sentence of our TSV
-    (``doc=…`` for a document id that is not a page id)."""
+    (``doc=…`` for a document id that is not a page id; `` source=…`` after it for a sentence the
+    second pass kept, none for the rules' own)."""
     fields = []
     if page_id is not None and page_id.isdigit():
         fields.append(f"page_id={page_id}")
@@ -44,6 +47,8 @@ def tsv_comment(page_id: str | None, title: str | None, index: int | None, low_q
     if index is not None:
         fields.append(f"sentence={index}")
     fields.append(f"low_quality={int(low_quality)}")
+    if source != LINKS:
+        fields.append(f"source={source}")
     return "# " + " ".join(fields).translate(_ESCAPES)
 
 
@@ -74,7 +79,8 @@ def tsv_block(
 
 def write_tsv_sentence(handle: TextIO, sentence: LabelledSentence) -> None:
     """Append one sentence in the multitag TSV format (cells never contain tabs or newlines)."""
-    comment = tsv_comment(str(sentence.page_id), sentence.title, sentence.index, sentence.low_quality)
+    comment = tsv_comment(str(sentence.page_id), sentence.title, sentence.index, sentence.low_quality,
+                          sentence.source)
     columns = (sentence.tokens, sentence.lemmas, sentence.pos, sentence.dbpedia_tags, sentence.conll_tags)
     handle.write(tsv_block(comment, sentence.text if sentence.offsets else None, columns, sentence.offsets))
 
@@ -90,8 +96,9 @@ def _span_dict(span: EntitySpan) -> dict:
     }
 
 
-def sentences_to_table(sentences: Iterable[LabelledSentence]) -> pa.Table:
-    """A Parquet-ready table of sentences with :data:`SENTENCE_SCHEMA`, one column at a time."""
+def sentences_to_table(sentences: Iterable[LabelledSentence], with_source: bool = False) -> pa.Table:
+    """A Parquet-ready table of sentences with :data:`SENTENCE_SCHEMA` (:data:`SOURCE_SCHEMA`
+    ``with_source``: a build with a second pass), one column at a time."""
     rows = list(sentences)
     columns = {
         "id": [s.sentence_id for s in rows],
@@ -111,14 +118,17 @@ def sentences_to_table(sentences: Iterable[LabelledSentence]) -> pa.Table:
         "low_quality": [s.low_quality for s in rows],
         "quality_reasons": [s.quality_reasons for s in rows],
     }
-    return pa.table(columns, schema=SENTENCE_SCHEMA)
+    if with_source:
+        columns["source"] = [s.source for s in rows]
+    return pa.table(columns, schema=SOURCE_SCHEMA if with_source else SENTENCE_SCHEMA)
 
 
 def write_part(
     sentences: Iterable[LabelledSentence], tsv_path: str | Path, parquet_path: str | Path,
-    row_group_size: int = 20_000,
+    row_group_size: int = 20_000, with_source: bool = False,
 ) -> int:
-    """Write one part of the corpus in both formats, in the given order; returns sentences written.
+    """Write one part of the corpus in both formats, in the given order; returns sentences written
+    (``with_source``: the Parquet ``source`` column of a build with a second pass).
 
     Rows are flushed in row groups so a part never has to be held twice in memory.
     """
@@ -130,25 +140,28 @@ def write_part(
                     write_tsv_sentence(tsv, sentence)
                     yield sentence
 
-            return write_parquet(each(), parquet_path, row_group_size)
+            return write_parquet(each(), parquet_path, row_group_size, with_source)
     except OSError as error:  # a full disk: name the part, which the OS error does not
         raise OutputError(str(tsv_path), f"cannot write this part or {paths.basename(parquet_path)}: "
                                          f"{error.strerror or error}") from None
 
 
-def write_parquet(sentences: Iterable[LabelledSentence], path: str | Path, row_group_size: int = 20_000) -> int:
+def write_parquet(
+    sentences: Iterable[LabelledSentence], path: str | Path, row_group_size: int = 20_000, with_source: bool = False
+) -> int:
     """Sentences as one Parquet file of our schema, in row groups; returns sentences written."""
     count = 0
     batch: list[LabelledSentence] = []
-    with paths.parquet_writer(path, SENTENCE_SCHEMA, compression="zstd") as writer:
+    schema = SOURCE_SCHEMA if with_source else SENTENCE_SCHEMA
+    with paths.parquet_writer(path, schema, compression="zstd") as writer:
         for sentence in sentences:
             batch.append(sentence)
             count += 1
             if len(batch) >= row_group_size:
-                writer.write_table(sentences_to_table(batch))
+                writer.write_table(sentences_to_table(batch, with_source))
                 batch = []
         if batch or count == 0:
-            writer.write_table(sentences_to_table(batch))
+            writer.write_table(sentences_to_table(batch, with_source))
     return count
 
 
@@ -159,7 +172,7 @@ def write_tagged_tsv(handle: TextIO, sentences: Iterable[TaggedSentence]) -> int
         n = len(s.tokens)
         conll = s.conll_tags or s.tags
         columns = (s.tokens, s.lemmas or ("_",) * n, s.pos or ("_",) * n, s.dbpedia_tags or conll, conll)
-        comment = tsv_comment(s.doc_id, s.title, s.sentence_index, s.low_quality)
+        comment = tsv_comment(s.doc_id, s.title, s.sentence_index, s.low_quality, s.source)
         handle.write(tsv_block(comment, s.text, columns, s.offsets))
         tokens += n
     return tokens

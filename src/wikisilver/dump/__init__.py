@@ -3,8 +3,8 @@
 A dump is read in layers, one module each:
 
 * :mod:`~wikisilver.dump.streams`: the decompressed bytes (bz2 incl. multistream, xz, gzip,
-  plain; by magic bytes), reading on after a corrupt bz2 stream, and the byte ranges of a
-  multistream dump that let workers read one huge file in parallel;
+  plain; by magic bytes), reading on after a corrupt bz2 block (:mod:`~wikisilver.dump.bz2blocks`),
+  and the byte ranges of a multistream dump that let workers read one huge file in parallel;
 * :mod:`~wikisilver.dump.encoding`: those bytes as UTF-8 (UTF-16 and declared encodings are
   transcoded);
 * :mod:`~wikisilver.dump.siteinfo`: the ``<siteinfo>`` header, the wiki's language, namespaces

@@ -21,6 +21,7 @@ import os
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
 
 from wikisilver.dump.encoding import text_chunks
 from wikisilver.dump.siteinfo import PAGE_OPEN, SiteInfo, local_tag, parse_header
@@ -130,7 +131,7 @@ def _split_pages(
     *,
     exact_offsets: bool,
     expect_footer: bool | None,
-) -> Iterator[Page | PageReject]:
+) -> Iterator[Page | PageReject | _Unread]:
     """Cut a decompressed UTF-8 stream at <page>…</page> and parse each piece.
 
     ``expect_footer``: whether the stream must end in ``</mediawiki>``; None: only if it opens
@@ -146,6 +147,7 @@ def _split_pages(
     header = True  # before the first page: the gap holds <mediawiki> and <siteinfo>
     parser = _PageParser(source, SiteInfo())
     broken = False  # the last thing read was a Break: its reject already says the rest is lost
+    resumed = False  # read on after a gap: what comes before the next <page> is the tail of a lost one
     skipping = False  # inside a page rejected as too long: dropped up to its </page>
 
     def at(index: int) -> int | None:
@@ -167,7 +169,9 @@ def _split_pages(
             start = buf.find(PAGE_OPEN, pos)
             partial = buf[start:] if start >= 0 else b""
             page_id, title = _raw_identity(partial) if partial else (None, None)
-            yield PageReject(source, item.reason, item.detail, page_id, title, item.offset, _snippet(partial))
+            reject = PageReject(source, item.reason, item.detail, page_id, title, item.offset, _snippet(partial),
+                                bytes_skipped=item.skipped)
+            yield _Unread(reject, item) if item.skipped else reject
             if item.reason == "truncated":
                 return
             # After a skipped block, decompressed offsets are unknown and the next stream starts
@@ -176,7 +180,7 @@ def _split_pages(
             base += len(buf)
             buf, pos, counted, open_from, close_from = b"", 0, 0, base, base
             exact_offsets = False
-            broken, skipping = True, False
+            broken, skipping, resumed = True, False, True
             continue
         broken = False
         if pos:  # drop the consumed prefix, counting its lines for error messages
@@ -209,12 +213,12 @@ def _split_pages(
                 if expect_footer is None:
                     expect_footer = b"<mediawiki" in head
                 header = False
-            elif buf[pos:start].strip():
+            elif buf[pos:start].strip() and not resumed:
                 gap = buf[pos:start]
                 page_id, title = _raw_identity(gap)
                 yield PageReject(source, "xml_error", f"{source}: line {line_of(pos)}: text outside any <page>",
                                  page_id, title, at(pos), _snippet(gap.strip()))
-            pos = start
+            pos, resumed = start, False
             end = buf.find(_PAGE_CLOSE, max(start, close_from - base))
             if end < 0:
                 close_from = base + max(start, len(buf) - len(_PAGE_CLOSE) + 1)
@@ -258,6 +262,9 @@ def _split_pages(
         )
         return
     footer = rest.find(b"</mediawiki>")
+    if resumed:  # the text up to the footer is the tail of a page lost in the gap
+        rest = rest[footer:] if footer >= 0 else b""
+        footer = 0 if footer >= 0 else -1
     if expect_footer and footer < 0:
         yield PageReject(
             source, "truncated",
@@ -267,6 +274,46 @@ def _split_pages(
     elif rest[:footer if footer >= 0 else len(rest)].strip() or (footer >= 0 and rest[footer + 12:].strip()):
         yield PageReject(source, "xml_error", f"{source}: line {line_of(pos)}: text outside any <page>",
                          None, None, at(pos), _snippet(rest.strip()))
+
+
+@dataclass(frozen=True)
+class _Unread:
+    """The reject of a gap in the dump, before its estimate of the pages lost in it."""
+
+    reject: PageReject
+    gap: Break
+
+
+def _names_a_page(record: Page | PageReject) -> bool:
+    return isinstance(record, Page) or record.page_id is not None or record.title is not None
+
+
+def _estimate_unread(records: Iterator[Page | PageReject | _Unread]) -> Iterator[Page | PageReject]:
+    """The records, each gap's reject with its ``pages_unread_estimate``: the compressed bytes
+    skipped times the pages per compressed byte read before the gap; for a gap before any page,
+    read after it, so its reject comes at the end of the input. Dump text compresses evenly
+    enough that this is close; it is an estimate."""
+    seen = 0
+    held: list[tuple[_Unread, int]] = []  # gaps before any page, and the pages seen when they came
+
+    def estimated(unread: _Unread, pages: int, read: int) -> PageReject:
+        estimate = round(unread.gap.skipped * pages / read) if pages and read > 0 else 0
+        return replace(unread.reject, pages_unread_estimate=estimate)
+
+    def measured_after(unread: _Unread, at: int) -> PageReject:
+        return estimated(unread, seen - at, unread.gap.meter.good_bytes - unread.gap.read)
+
+    for record in records:
+        if isinstance(record, _Unread):
+            if seen and record.gap.read:
+                yield estimated(record, seen, record.gap.read)
+            else:
+                held.append((record, seen))
+            continue
+        seen += _names_a_page(record)
+        yield record
+    for unread, at in held:
+        yield measured_after(unread, at)
 
 
 def _safe_header(source: str, head: bytes) -> SiteInfo:
@@ -283,7 +330,7 @@ def first_pages(records: Iterable[Page | PageReject], max_pages: int) -> Iterato
     for record in records:
         if read >= max_pages:
             return
-        if isinstance(record, Page) or record.page_id is not None or record.title is not None:
+        if _names_a_page(record):
             read += 1
         yield record
 
@@ -297,7 +344,7 @@ def iter_pages(path: str) -> Iterator[Page | PageReject]:
     path = os.fspath(path)
     chunks, transcoded = text_chunks(path)
     try:
-        yield from _split_pages(path, chunks, exact_offsets=not transcoded, expect_footer=None)
+        yield from _estimate_unread(_split_pages(path, chunks, exact_offsets=not transcoded, expect_footer=None))
     finally:
         chunks.close()
 
@@ -317,9 +364,9 @@ def iter_pages_in_range(path: str, start: int, end: int | None) -> Iterator[Page
         raise InputError(path, f"bad byte range [{start}, {end})")
     chunks, transcoded = text_chunks(path, start, end)
     try:
-        yield from _split_pages(
+        yield from _estimate_unread(_split_pages(
             path, chunks, exact_offsets=start == 0 and not transcoded,
             expect_footer=end is None,
-        )
+        ))
     finally:
         chunks.close()

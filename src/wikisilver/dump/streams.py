@@ -4,23 +4,22 @@ A dump is plain or compressed (bz2, often *multistream*: ~100 pages per concaten
 stream; xz; gzip), recognized by its magic bytes (:func:`wikisilver.files.compression_of`).
 Unlike :func:`wikisilver.files.open_binary`, :func:`raw_chunks` does not stop at the first
 corrupt block: it says where the data broke (a :class:`Break` in place of data) and, in a bz2
-dump, reads on from the next stream, so a multistream dump loses only the ~100 pages of the
-broken stream. It also reads a byte range of the compressed file, which is how one huge
+dump, reads on from the next block (:mod:`~wikisilver.dump.bz2blocks`), so a single-stream dump
+loses only the broken block and a multistream dump at most the ~100 pages of the broken stream. It also reads a byte range of the compressed file, which is how one huge
 multistream dump is split over workers (:func:`stream_ranges`, from the dump's index).
 """
 
 from __future__ import annotations
 
-import bz2
 import lzma
 import os
 import re
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import BinaryIO
 
 from wikisilver import paths
+from wikisilver.dump.bz2blocks import Bz2Reader, Meter, decompress_all
 from wikisilver.errors import InputError
 from wikisilver.files import compression_of, open_text
 
@@ -40,11 +39,12 @@ class Break:
     reason: str  # "corrupt_stream" or "truncated"
     offset: int  # byte offset in the compressed file
     detail: str
+    skipped: int = 0  # compressed bytes skipped before the data that follows (bz2 only)
+    read: int = 0  # compressed bytes decompressed before the gap, by this reader
+    meter: Meter | None = None  # the reader's count of compressed bytes decompressed, as it goes on
 
 
 def _new_decompressor(kind: str):
-    if kind == "bz2":
-        return bz2.BZ2Decompressor()
     if kind == "xz":
         return lzma.LZMADecompressor()
     return zlib.decompressobj(wbits=31)
@@ -54,11 +54,14 @@ def raw_chunks(path: str, start: int = 0, end: int | None = None) -> Iterator[by
     """Decompressed bytes of ``path`` (or of compressed bytes [start, end)), then maybe a Break.
 
     Concatenated streams (bz2 multistream, multi-member gzip, xz) are read one after another.
-    After a corrupt bz2 block the reader skips to the next bz2 stream header.
+    After a corrupt bz2 block the reader goes on at the next bz2 block.
     """
     kind = compression_of(path)
     with paths.open_read(path) as handle:
         handle.seek(start)
+        if kind == "bz2":
+            yield from Bz2Reader(path, handle, start, end, _READ, _MAX_OUT, Break).chunks()
+            return
         position = start  # compressed offset of the next byte to read
 
         def read() -> bytes:
@@ -82,11 +85,10 @@ def raw_chunks(path: str, start: int = 0, end: int | None = None) -> Iterator[by
                     break
             chunk_start = position - len(pending)
             if decompressor is None:
-                if kind != "bz2":
-                    pending = pending.lstrip(b"\x00")  # xz / gzip allow zero padding
-                    if not pending:
-                        continue
-                    chunk_start = position - len(pending)
+                pending = pending.lstrip(b"\x00")  # xz / gzip allow zero padding
+                if not pending:
+                    continue
+                chunk_start = position - len(pending)
                 decompressor = _new_decompressor(kind)
                 stream_start = chunk_start
             try:
@@ -100,28 +102,15 @@ def raw_chunks(path: str, start: int = 0, end: int | None = None) -> Iterator[by
                             break
                         data = decompressor.unconsumed_tail
                 else:
-                    out = decompressor.decompress(pending, _MAX_OUT)
+                    yield from decompress_all(decompressor, pending, _MAX_OUT)
                     pending = b""
-                    while True:
-                        if out:
-                            yield out
-                        if decompressor.eof or decompressor.needs_input:
-                            break
-                        out = decompressor.decompress(b"", _MAX_OUT)
             except (OSError, EOFError, lzma.LZMAError, zlib.error, ValueError) as error:
                 detail = (
                     f"{path}: corrupt {kind} data in compressed bytes {chunk_start}-{position} "
                     f"(stream starting at byte {stream_start}): {error}"
                 )
                 yield Break("corrupt_stream", chunk_start, detail)
-                if kind != "bz2":
-                    return
-                resume = _next_bz2_stream(handle, stream_start + 1, end)
-                if resume is None:
-                    return
-                handle.seek(resume)
-                position, pending, decompressor = resume, b"", None
-                continue
+                return
             if decompressor.eof:
                 pending = decompressor.unused_data
                 decompressor = None
@@ -132,25 +121,6 @@ def raw_chunks(path: str, start: int = 0, end: int | None = None) -> Iterator[by
                 f"{path}: {kind} stream starting at byte {stream_start} ends at byte {position} "
                 "before its end marker (file cut short?)",
             )
-
-
-def _next_bz2_stream(handle: BinaryIO, after: int, end: int | None) -> int | None:
-    """Offset of the next bz2 stream header at or after ``after`` (before ``end``), or None."""
-    overlap = 9
-    handle.seek(after)
-    base = after
-    carry = b""
-    while True:
-        size = _READ if end is None else min(_READ, end - base - len(carry))
-        data = handle.read(size) if size > 0 else b""
-        if not data:
-            return None
-        window = carry + data
-        found = BZ2_STREAM.search(window)
-        if found:
-            return base + found.start()
-        carry = window[-overlap:]
-        base += len(window) - len(carry)
 
 
 # -- multistream: splitting one huge bz2 dump over workers ----------------------------------------

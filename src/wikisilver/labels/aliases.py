@@ -87,12 +87,17 @@ class AliasIndex:
         tokenize: Tokenize,
         rules: Sequence[Rule],
         nationality: frozenset[str] = frozenset(),
+        not_entities: Mapping[str, str] | None = None,
     ) -> "AliasIndex":
         """The index of ``article`` from the ``ALIAS`` rules that are on. A form that is one
         function word is never an alias (``The`` of ``The Man``); a form that is one word of
         ``nationality`` (the ``nationality_word`` rule) takes the language's derived tag, not the
-        entity's (``Chinese`` of ``[[China|Chinese]]`` is MISC in English)."""
-        entries: dict[Form, Mention] = {}
+        entity's (``Chinese`` of ``[[China|Chinese]]`` is MISC in English). ``not_entities``
+        (name -> the ``EVIDENCE`` rule that says so: the taxa of ``taxon_o``) claim their forms
+        first, as O: an unlinked ``Lissamphibia`` is O, not UNK."""
+        entries: dict[Form, Mention] = {
+            tokenize(name): Mention("O", "O", "", evidence_rule) for name, evidence_rule in (not_entities or {}).items()
+        }
         function = function_words(pack.lang)
         derived = Tag(pack.derived_tag, pack.derived_tag if pack.derived_tag == "O" else "MISC")
 

@@ -17,18 +17,20 @@ decided by its POS; the kept sentence is flagged low quality or not. The rules t
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections import Counter
+from collections import ChainMap, Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from wikisilver.labels.aliases import AliasIndex
+from wikisilver.labels.aliases import GENERIC_CLASS, AliasIndex
 from wikisilver.labels.fragments import fragment_reason
 from wikisilver.labels.language import LanguagePack
 from wikisilver.labels.quality import quality_reasons
 from wikisilver.labels.rules import nationality_words
 from wikisilver.labels.registry import LabelConfig, Rule, Stage, first_answer
+from wikisilver.labels.second_pass import RULE as SECOND_PASS_RULE, SOURCE as SECOND_PASS, SecondPass
 from wikisilver.labels.state import LEAVE, UNK, Mention, O, SentenceState
-from wikisilver.records import Article, LabelledSentence, Link, TargetInfo
+from wikisilver.records import Article, EntityType, LabelledSentence, Link, TargetInfo
+from wikisilver.titles import drop_parenthetical
 from wikisilver.text.base import TextProcessor, is_capitalized
 from wikisilver.wikitext.templates import GAP
 
@@ -44,16 +46,22 @@ class ArticleResult:
 class Labeller:
     """Labels the articles of one language with the rules that are on in ``config``.
 
-    ``processor`` is a :class:`wikisilver.text.TextProcessor` (sentences, tokens, lemma/POS).
+    ``processor`` is a :class:`wikisilver.text.TextProcessor` (sentences, tokens, lemma/POS);
+    ``second_pass``: a model that labels what the rules leave UNK (:mod:`~wikisilver.labels.second_pass`).
     """
 
-    def __init__(self, lang: str, processor: TextProcessor, config: LabelConfig | None = None) -> None:
+    def __init__(
+        self, lang: str, processor: TextProcessor, config: LabelConfig | None = None,
+        second_pass: SecondPass | None = None,
+    ) -> None:
         self.lang = lang
+        self.second_pass = second_pass
         self.pack = LanguagePack.load(lang)
         self.processor = processor
         self.config = config or LabelConfig()
         # The rules that are on, one attribute per stage, in their order.
         on = self.config.rules
+        self.evidence_rules = on(Stage.EVIDENCE)
         self.link_rules = on(Stage.LINK)
         self.head_rules = on(Stage.ANCHOR_HEAD)
         self.end_rules = on(Stage.ANCHOR_END)
@@ -81,7 +89,9 @@ class Labeller:
         result = ArticleResult()
         counts = result.counts
         text = article.text
-        aliases = AliasIndex.build(article, targets, own, self.pack, self._tokens_of, self.alias_rules, self._nationality)
+        targets, not_entities = self._by_evidence(article, targets, counts)
+        aliases = AliasIndex.build(article, targets, own, self.pack, self._tokens_of, self.alias_rules, self._nationality,
+                                   not_entities)
         links = sorted(article.links, key=lambda link: link.start)
         link_pos = 0
         for index, (s_start, s_end) in enumerate(self.processor.split_sentences(text)):
@@ -95,7 +105,8 @@ class Labeller:
                 continue
             counts["sentences_total"] += 1
             tokens = [text[s:e] for s, e in spans]
-            fragment = fragment_reason(tokens)
+            # A sentence with a hole where a formula or template stood is not text to learn from.
+            fragment = "template_gap" if gaps else fragment_reason(tokens)
             if fragment is not None:
                 counts[f"sentences_dropped_fragment.{fragment}"] += 1
                 continue
@@ -118,11 +129,39 @@ class Labeller:
                     continue
             counts["sentences_kept"] += 1
             counts["tokens_kept"] += len(labelled.tokens)
+            if labelled.source == SECOND_PASS:
+                counts["second_pass.recovered"] += 1
+                counts["second_pass.tokens"] += len(labelled.tokens)
             for span in labelled.spans:
                 counts[f"entities_by_tag.{span.conll}"] += 1
                 counts["entity_tokens"] += span.end - span.start
             result.sentences.append(labelled)
         return result
+
+    def _by_evidence(
+        self, article: Article, targets: Mapping[str, TargetInfo], counts: Counter
+    ) -> tuple[Mapping[str, TargetInfo], dict[str, str]]:
+        """``targets`` with the ones the article's own text shows are not what their type says
+        (``EVIDENCE`` rules: a link's target title or anchor among the names) typed O, or unknown
+        (UNK), for this article; and the names shown to be O, with the rule that says so."""
+        overrides: dict[str, TargetInfo] = {}
+        not_entities: dict[str, str] = {}
+        for evidence_rule in self.evidence_rules:
+            names = evidence_rule.decide(article.text, self.pack)
+            if not names:
+                continue
+            not_entities.update((name, evidence_rule.name) for name, tag in names.items() if tag == "O")
+            for link in article.links:
+                info = targets.get(link.target)
+                if link.target in overrides or info is None or info.entity is None:
+                    continue
+                tag = names.get(drop_parenthetical(info.title)) or names.get(link.anchor.strip())
+                # a title typed O (a planet, an element) is no entity either way: nothing to refute
+                if tag is not None and self.pack.conll_of(info.entity) != "O":
+                    entity = EntityType(info.title, None, "O", source=evidence_rule.name) if tag == "O" else None
+                    overrides[link.target] = replace(info, entity=entity)
+                    counts[evidence_rule.name] += 1
+        return (ChainMap(overrides, targets) if overrides else targets), not_entities
 
     def _tokens_of(self, text: str) -> tuple[str, ...]:
         return tuple(text[s:e] for s, e in self.processor.tokenize(text))
@@ -142,14 +181,17 @@ class Labeller:
         self._label_links(state, links, targets, aliases)
         self._match_aliases(state, aliases)
         first_word_waits = self._label_capitals(state)
-        if state.has_unk:
+        if state.has_unk and self.second_pass is None:
             return None
-        # Only surviving sentences pay for lemma and POS.
+        # Only surviving sentences (and those the second pass sees) pay for lemma and POS.
         state.annotations = self.processor.annotate(state.tokens)
         if first_word_waits:
             self._decide(state, state.first_word, self._first_word_by_pos)
-            if state.has_unk:
+        source = "links"
+        if state.has_unk:
+            if self.second_pass is None or not self._relabel(state):
                 return None
+            source = SECOND_PASS
         conll_tags, dbpedia_tags, entity_spans = state.iob()
         reasons = quality_reasons(state, self.processor, self.pack, self.quality_rules)
         return LabelledSentence(
@@ -166,7 +208,30 @@ class Labeller:
             quality_reasons=reasons,
             text=article.text[bounds[0] : bounds[1]].replace(GAP, " "),  # a gap mark is a blank: offsets hold
             offsets=tuple((s - bounds[0], e - bounds[0]) for s, e in state.spans),
+            source=source,
         )
+
+    def _relabel(self, state: SentenceState) -> bool:
+        """The second pass over a sentence with UNK: True (its UNK tokens relabelled by the model)
+        when the model is sure and agrees with the rules, else False (counted with the reason)."""
+        assert self.second_pass is not None
+        state.counts["second_pass.candidates"] += 1
+        decision = self.second_pass.label(state.tokens, state.iob()[0])
+        if not decision.kept:
+            state.counts[f"second_pass.dropped.{decision.reason}"] += 1
+            return False
+        for k, mention in enumerate(state.mentions):
+            if mention is not None and mention.conll == UNK:
+                state.decide(k, Mention.of(O, SECOND_PASS_RULE))
+                state.groups[k] = -1
+        for start, end, kind in decision.spans:
+            placed = Mention(kind, GENERIC_CLASS.get(kind, kind), "", SECOND_PASS_RULE)
+            for k in range(start, end):
+                state.join(k, placed)
+            state.close()
+            state.counts["second_pass.entities"] += 1
+        state.has_unk = False
+        return True
 
     # -- the stages ---------------------------------------------------------------------------
 

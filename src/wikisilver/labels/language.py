@@ -30,6 +30,9 @@ class LanguagePack:
     calendar_words: frozenset[str]
     require_finite_verb: bool = True
     derived_suffixes: tuple[str, ...] = ()
+    taxon_ranks: frozenset[str] = frozenset()  # rank words that name a taxon after them
+    latin_ranks: frozenset[str] = frozenset()  # ranks that are also common words: Latin names only
+    taxon_endings: tuple[str, ...] = ()
 
     @classmethod
     def load(cls, lang: str) -> "LanguagePack":
@@ -47,6 +50,9 @@ class LanguagePack:
             calendar_words=calendar_words(lang),
             require_finite_verb=bool(data.get("require_finite_verb", True)),
             derived_suffixes=tuple(data.get("derived_suffixes", ())),
+            taxon_ranks=frozenset(data.get("taxon_ranks", ())),
+            latin_ranks=frozenset(data.get("latin_ranks", ())),
+            taxon_endings=tuple(data.get("taxon_endings", ())),
         )
 
     def conll_of(self, entity: EntityType) -> str:

@@ -35,14 +35,6 @@ def low_quality_no_finite_verb(state: SentenceState, processor: TextProcessor, p
     return pack.require_finite_verb and not processor.has_finite_verb(state.tokens, state.annotations)
 
 
-@rule("low_quality_template_gap", Stage.QUALITY)
-def low_quality_template_gap(state: SentenceState, processor: TextProcessor, pack: LanguagePack) -> bool:
-    """``The average low temperature in Barrow is .``: an inline template that
-    ``mappings/templates.toml`` does not render, or a ``<math>`` formula, stood inside the
-    sentence and left a gap: flagged."""
-    return state.gaps > 0
-
-
 def quality_reasons(
     state: SentenceState, processor: TextProcessor, pack: LanguagePack, rules: tuple[Rule, ...]
 ) -> tuple[str, ...]:

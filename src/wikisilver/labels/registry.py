@@ -23,6 +23,10 @@ class Stage(enum.Enum):
     answers (returns something other than None) decides and the rest are not asked.
     """
 
+    EVIDENCE = "evidence"
+    """Per article, once: ``(article text, pack) -> {name: "O" or UNK}``: titles the article's own
+    text shows are not the entities a type source says; a link to such a title, or its anchor
+    among the names, takes that tag instead of its type's, and the title gives no alias."""
     LINK = "link"
     """Chain, per link: ``(link, target info or None, pack) -> Tag | LEAVE | None``."""
     ANCHOR_HEAD = "anchor_head"

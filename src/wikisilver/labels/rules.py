@@ -1,4 +1,5 @@
-"""Step 3 of the method, its rules: what links, anchors and capitalized words say a token is.
+"""Step 3 of the method, its rules: what the article's own text, links, anchors and capitalized
+words say a token is.
 
 Each rule is registered under its name (:mod:`wikisilver.labels.registry`); its docstring says what
 it decides, with an example. The alias rules are in :mod:`wikisilver.labels.aliases`, the
@@ -8,9 +9,11 @@ low-quality flags in :mod:`wikisilver.labels.quality`.
 from __future__ import annotations
 
 import functools
+import re
 import unicodedata
 
 from wikisilver.entities.calendar import is_calendar_title
+from wikisilver.labels.aliases import function_words
 from wikisilver.labels.language import LanguagePack
 from wikisilver.labels.registry import Stage, rule
 from wikisilver.labels.state import LEAVE, O, UNK, UNKNOWN, Leave, SentenceState, Tag
@@ -36,6 +39,59 @@ def _typed(info: TargetInfo | None) -> bool:
     return info is not None and info.entity is not None
 
 
+# -- what the article's own text shows ---------------------------------------------------------
+
+
+@functools.cache
+def _taxon_pattern(ranks: frozenset[str]) -> re.Pattern[str]:
+    return re.compile(r"(?<![\w-])(" + "|".join(sorted(map(re.escape, ranks))) + r")\s+([A-Z][a-z]+)(?![\w-])")
+
+
+@rule("taxon_o", Stage.EVIDENCE)
+def taxon_o(text: str, pack: LanguagePack) -> dict[str, str]:
+    """``the modern subclass [[Lissamphibia]]``, ``the order Anura``: a capitalized word right
+    after a taxonomic rank word (``taxon_ranks``) is the name of a taxon, which CoNLL does not
+    annotate; where the article says so, every link to it and every alias of it is O, whatever a
+    type source says (a sample typed Lissamphibia ``Band``). After a rank word that is also a
+    common word (``latin_ranks``: "the order Grant gave") only a Latin name (``taxon_endings``)
+    counts."""
+    if not pack.taxon_ranks:
+        return {}
+    names = {}
+    for match in _taxon_pattern(pack.taxon_ranks).finditer(text):
+        rank, name = match.group(1), match.group(2)
+        if rank not in pack.latin_ranks or name.endswith(pack.taxon_endings):
+            names[name] = "O"
+    return names
+
+
+_WORD = re.compile(r"(?<![\w'’-])([^\W\d_][\w'’-]*)")
+_AFTER_WORD = re.compile(r"[^\W\d_][\w'’-]*,? ([^\W\d_][\w'’-]*)")
+
+
+@rule("common_noun_unk", Stage.EVIDENCE)
+def common_noun_unk(text: str, pack: LanguagePack) -> dict[str, str]:
+    """``… including consumers, agribusiness, trade lobbies … [[Agribusiness]] interests hold …``: a
+    one-word title that the article writes in lower case more often than capitalized inside a
+    sentence is a common noun to this article (the capitalization evidence of Nothman et al.),
+    whatever a type source says (a sample typed Agribusiness ``University``): the link is unknown,
+    UNK, and no alias (precision first: the sentence is dropped, not labelled O). Where
+    capitalization is the proper-noun test (Hungarian) a type and a lower-case word never meet
+    this way, and the rule asks nothing."""
+    if pack.capitalization_is_proper_noun:
+        return {}
+    lower: dict[str, int] = {}
+    for word in _WORD.findall(text):
+        if word[0].islower():
+            lower[word] = lower.get(word, 0) + 1
+    inside: dict[str, int] = {}
+    for match in _AFTER_WORD.finditer(text):
+        word = match.group(1)
+        if word[0].isupper() and word.lower() in lower:
+            inside[word] = inside.get(word, 0) + 1
+    return {w[0].upper() + w[1:]: UNK for w, n in lower.items() if n > inside.get(w[0].upper() + w[1:], 0)}
+
+
 # -- links, in order of precedence ------------------------------------------------------------
 
 
@@ -59,10 +115,11 @@ def link_lowercase_ignored(link: Link, info: TargetInfo | None, pack: LanguagePa
 @functools.cache
 def nationality_words(lang: str) -> frozenset[str]:
     """The nationality, ethnic-group, language and religion words of ``lang``
-    (``mappings/<lang>/nationalities.txt``), with their plurals in -s."""
+    (``mappings/<lang>/nationalities.txt``, with their plurals in -s) and its names of religions
+    and of God (``religions.txt``, as written)."""
     words = load_word_list(lang, "nationalities.txt")
     plurals = {w + "s" for w in words if not w.endswith(("sh", "ch", "ese", "s", "x", "z"))}
-    return words | plurals
+    return words | plurals | load_word_list(lang, "religions.txt")
 
 
 def _derived(pack: LanguagePack, target: str) -> Tag:
@@ -87,6 +144,24 @@ def nationality_word_link(link: Link, info: TargetInfo | None, pack: LanguagePac
 def nationality_word_head(token: str, tag: Tag, pack: LanguagePack) -> bool:
     """``[[Ancient Egypt|ancient Egyptians]]``: lower-case words before the nationality word are O."""
     return getattr(tag, "rule", "") == "nationality_word" and token[:1].islower()
+
+
+@rule("descriptive_anchor_ignored", Stage.LINK)
+def descriptive_anchor_ignored(link: Link, info: TargetInfo | None, pack: LanguagePack) -> Leave | None:
+    """``stunningly [[Battle of Fredericksburg|defeated by Lee at Fredericksburg]]``: an anchor that
+    opens with a lower-case content word (not a function word, not a word of the target's names)
+    describes its target instead of naming it: the link is ignored and the names in it are left to
+    the other rules (``Lee`` as an alias of Robert E. Lee, ``Fredericksburg`` as itself). Where
+    capitalization is the proper-noun test (Hungarian) lower-case words belong to names and the
+    rule asks nothing."""
+    if pack.capitalization_is_proper_noun or not _typed(info):
+        return None
+    words = link.anchor.split()
+    first = words[0] if words else ""
+    if len(words) < 2 or not first[:1].islower() or first.lower() in function_words(pack.lang):
+        return None
+    names = {w.lower() for form in (info.title, *info.aliases) for w in form.split()}
+    return LEAVE if first.lower() not in names and any(w[:1].isupper() for w in words[1:]) else None
 
 
 @rule("link_disambiguation_unk", Stage.LINK)

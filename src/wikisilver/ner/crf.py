@@ -32,6 +32,7 @@ class TrainReport:
     feature_seconds: float
     train_seconds: float
     final_loss: float | None = None
+    skipped_second_pass: int = 0
 
 
 def _meta_path(model_path: str) -> str:
@@ -44,6 +45,7 @@ def train(
     *,
     max_tokens: int | None = None,
     exclude_low_quality: bool = False,
+    exclude_second_pass: bool = False,
     c1: float = 0.1,
     c2: float = 0.01,
     max_iterations: int = 100,
@@ -68,11 +70,14 @@ def train(
     elif gazetteer is not None:
         gazetteer_path = gazetteer.path
     trainer = _trainer(pycrfsuite, progress, progress_every, max_iterations)
-    n_sentences = n_tokens = skipped = 0
+    n_sentences = n_tokens = skipped = skipped_second = 0
     started = time.perf_counter()
     for sentence in sentences:
         if exclude_low_quality and sentence.low_quality:
             skipped += 1
+            continue
+        if exclude_second_pass and sentence.source != "links":
+            skipped_second += 1
             continue
         if not sentence.tokens:
             continue
@@ -130,6 +135,7 @@ def train(
         feature_seconds=feature_seconds,
         train_seconds=train_seconds,
         final_loss=last.get("loss"),
+        skipped_second_pass=skipped_second,
     )
 
 
@@ -151,34 +157,58 @@ def _trainer(pycrfsuite, progress: Callable[[str], None] | None, every: int, max
     return ReportingTrainer(verbose=True)
 
 
-class Tagger:
-    """A trained model, with the gazetteer it was trained with."""
+class LoadedModel:
+    """A model file read into memory, with its gazetteer and tagset: what one worker process keeps
+    once and lends to every :class:`Tagger` it opens (a plain class, so that Beam's
+    ``shared.Shared`` can hold a weak reference to it)."""
 
-    def __init__(self, model_path: str, gazetteer: Gazetteer | str | None = None) -> None:
+    def __init__(self, path: str, data: bytes, gazetteer: Gazetteer | None, tagset: str) -> None:
+        self.path, self.data, self.gazetteer, self.tagset = path, data, gazetteer, tagset
+
+
+def load_model(model_path: str, gazetteer: Gazetteer | str | None = None) -> LoadedModel:
+    """A model of :func:`train` and its ``.meta.json`` (features version checked), read into memory."""
+    if not os.path.isfile(model_path):
+        raise InputError(model_path, "no such model file")
+    meta: dict = {}
+    if os.path.isfile(_meta_path(model_path)):
+        with open(_meta_path(model_path), encoding="utf-8") as handle:
+            meta = json.load(handle)
+    if meta.get("features_version", FEATURES_VERSION) != FEATURES_VERSION:
+        raise InputError(
+            model_path, f"trained with features v{meta['features_version']}, this version "
+            f"computes v{FEATURES_VERSION}; retrain the model"
+        )
+    if gazetteer is None and meta.get("gazetteer"):
+        gazetteer = meta["gazetteer"]
+    if isinstance(gazetteer, str):
+        gazetteer = load_gazetteer(gazetteer)
+    with open(model_path, "rb") as handle:
+        data = handle.read()
+    return LoadedModel(model_path, data, gazetteer, meta.get("tagset", "conll"))
+
+
+class Tagger:
+    """A trained model, with the gazetteer it was trained with.
+
+    Built from a path, or from a :class:`LoadedModel` that several taggers share: CRFsuite reads a
+    model in place from the bytes it is given, so taggers of one worker (one per thread: a
+    CRFsuite tagger keeps the sentence it tags) cost one copy of the model between them.
+    Implements :class:`wikisilver.ner.seam.MarginalTagger`.
+    """
+
+    def __init__(self, model_path: str | LoadedModel, gazetteer: Gazetteer | str | None = None) -> None:
         import pycrfsuite
 
-        if not os.path.isfile(model_path):
-            raise InputError(model_path, "no such model file")
-        meta: dict = {}
-        if os.path.isfile(_meta_path(model_path)):
-            with open(_meta_path(model_path), encoding="utf-8") as handle:
-                meta = json.load(handle)
-        if meta.get("features_version", FEATURES_VERSION) != FEATURES_VERSION:
-            raise InputError(
-                model_path, f"trained with features v{meta['features_version']}, this version "
-                f"computes v{FEATURES_VERSION}; retrain the model"
-            )
-        self.tagset: str = meta.get("tagset", "conll")
-        if gazetteer is None and meta.get("gazetteer"):
-            gazetteer = meta["gazetteer"]
-        if isinstance(gazetteer, str):
-            gazetteer = load_gazetteer(gazetteer)
-        self.gazetteer: Gazetteer | None = gazetteer
+        model = model_path if isinstance(model_path, LoadedModel) else load_model(model_path, gazetteer)
+        self._model = model  # CRFsuite reads model.data in place: it must outlive the tagger
+        self.tagset: str = model.tagset
+        self.gazetteer: Gazetteer | None = model.gazetteer
         self._tagger = pycrfsuite.Tagger()
         try:
-            self._tagger.open(model_path)
+            self._tagger.open_inmemory(model.data)
         except (OSError, ValueError) as error:
-            raise InputError(model_path, f"not a CRFsuite model ({error})") from None
+            raise InputError(model.path, f"not a CRFsuite model ({error})") from None
 
     @property
     def labels(self) -> list[str]:
@@ -189,3 +219,11 @@ class Tagger:
         if not tokens:
             return []
         return list(self._tagger.tag(sentence_features(tokens, self.gazetteer)))
+
+    def tag_marginals(self, tokens: Sequence[str]) -> tuple[list[str], list[float]]:
+        """IOB2 tags of the best sequence and, for each token, the marginal probability of its tag
+        (over all label sequences, by forward-backward: how sure the model is of that token)."""
+        if not tokens:
+            return [], []
+        tags = list(self._tagger.tag(sentence_features(tokens, self.gazetteer)))
+        return tags, [self._tagger.marginal(tag, k) for k, tag in enumerate(tags)]

@@ -127,6 +127,17 @@ def render_report(
         ("entity tokens", stats.get("entity_tokens")),
         ("NE density", f"{density:.4f} ({density:.2%})" if isinstance(density, float) else density),
     ]
+    second = stats.get("second_pass")
+    if second:  # a build with --second-pass
+        summary_rows[6:6] = [
+            ("sentences kept by the second pass", second.get("recovered", 0)),
+            ("entities added by the second pass", second.get("entities", 0)),
+            ("dropped by it: model disagrees / unsure",
+             f"{second.get('dropped.disagrees', 0):,} / {second.get('dropped.low_confidence', 0):,}"),
+        ]
+    if stats.get("bytes_skipped"):  # corrupt blocks of a dump were skipped
+        summary_rows[1:1] = [("pages unread (estimate)", stats.get("pages_unread_estimate")),
+                             ("compressed bytes skipped", stats["bytes_skipped"])]
     summary = _table(["", "value"], [[(_e(k), False), (_n(v), True)] for k, v in summary_rows])
     skipped = stats.get("pages_skipped") or {}
     skipped_note = ", ".join(f"{_e(k)}: {_n(v)}" for k, v in sorted(skipped.items()))

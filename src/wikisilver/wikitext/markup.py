@@ -11,6 +11,7 @@ inline HTML, which :mod:`~wikisilver.wikitext.clean` parses paragraph by paragra
 from __future__ import annotations
 
 import re
+import unicodedata
 import time
 
 from wikisilver.wikitext.templates import GAP, TemplateTable, is_silent, render_inline
@@ -87,14 +88,40 @@ _OPEN_TAG = re.compile(
 )
 # Formulas: inside a sentence they leave a gap mark (see templates.GAP).
 _GAP_TAGS = frozenset({"math", "chem", "ce"})
-# A formula with no TeX commands reads as text: <math>n + 1</math> -> "n + 1".
-# Sub- and superscripts (x^2) and commands (\\alpha) do not read as text: they leave a gap.
-_PLAIN_FORMULA = re.compile(r"[\w\s+\-=*/(),.<>|']+")
+# A formula with no TeX structure reads as text: <math>n + 1</math> -> "n + 1". Spacing commands,
+# grouping braces around plain text and the commands of single symbols (Greek letters, operators)
+# are written out: <math>~\omega~</math> -> "ω", <math>2\pi</math> -> "2π". Sub- and superscripts
+# (x^2, v_k), fractions and other commands do not read as text: they leave a gap.
+_PLAIN_FORMULA = re.compile(r"[\w\s+\-=*/(),.<>|'×·±∓≤≥≠≈…⋯°′→∞]+")
+_TEX_SPACE = re.compile(r"~|\\[,;:! ]|\\q?quad\b")
+_GREEK = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho "
+          "sigma tau upsilon phi chi psi omega").split()
+
+
+def _unicode_name(letter: str) -> str:
+    return letter.upper().replace("LAMBDA", "LAMDA")  # Unicode spells it so
+
+
+_TEX_SYMBOLS = {
+    **{name: unicodedata.lookup(f"GREEK SMALL LETTER {_unicode_name(name)}") for name in _GREEK},
+    **{name.capitalize(): unicodedata.lookup(f"GREEK CAPITAL LETTER {_unicode_name(name)}") for name in _GREEK},
+    "varepsilon": "ε", "vartheta": "ϑ", "varphi": "φ", "varpi": "ϖ", "varrho": "ϱ", "varsigma": "ς",
+    "infty": "∞", "times": "×", "cdot": "·", "pm": "±", "mp": "∓", "le": "≤", "leq": "≤", "ge": "≥",
+    "geq": "≥", "neq": "≠", "ne": "≠", "approx": "≈", "ldots": "…", "dots": "…", "cdots": "⋯",
+    "degree": "°", "prime": "′", "to": "→", "rightarrow": "→",
+}
+_TEX_COMMAND = re.compile(r"\\([A-Za-z]+)(?![A-Za-z])")
+_TEX_GROUP = re.compile(r"\{([^{}\\^_]*)\}")
 
 
 def _formula(tex: str) -> str:
-    if len(tex) <= 40 and tex.strip() and "_" not in tex and _PLAIN_FORMULA.fullmatch(tex):
-        return " ".join(tex.split())
+    """A formula that reads as text (no sub- or superscripts, no structure: ``n + 1``, ``2π``), or a
+    gap mark."""
+    text = _TEX_SPACE.sub(" ", tex)
+    text = _TEX_COMMAND.sub(lambda m: _TEX_SYMBOLS.get(m.group(1), m.group(0)), text)
+    text = _TEX_GROUP.sub(r"\1", text)
+    if len(text) <= 40 and text.strip() and "_" not in text and _PLAIN_FORMULA.fullmatch(text):
+        return " ".join(text.split())
     return f" {GAP} "
 
 

@@ -19,7 +19,7 @@ from wikisilver.resources import load_toml
 from wikisilver.wikitext.language import name_key
 
 # What a dropped inline template or formula leaves in the text: one symbol token, removed again
-# by the labeller, which flags its sentence (``low_quality_template_gap``).
+# by the labeller, which drops its sentence (``sentences_dropped_fragment.template_gap``).
 GAP = "\ufffc"
 
 # An innermost template: no braces inside. Parser functions ({{formatnum:…}}, {{#if:…}}) included.

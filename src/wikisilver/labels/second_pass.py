@@ -1,0 +1,85 @@
+"""The second pass (after WikiNEuRal): a sentence the link rules drop for UNK is labelled by a
+model trained on the first-pass corpus, and kept only when the model is sure and agrees.
+
+For one dropped sentence the first pass has decided some tokens (entities from links and aliases,
+O from the rules) and left others UNK. The model tags the whole sentence; the sentence is kept when
+
+* every entity span of the first pass is an entity span of the model, same tokens and type, and
+  every entity span of the model is either one of those or lies on UNK tokens only (it relabels
+  nothing the first pass decided) — else it stays dropped as ``disagrees``;
+* on every UNK token the model's marginal probability of its label is at least the threshold (so
+  every unknown span is confidently labelled) — else ``low_confidence``;
+* the model puts every UNK token in an entity — else ``unknown_as_o``. An UNK token is a name the
+  rules could not explain (a capitalized word, a link to an untyped article); a model trained on
+  the first pass misses names more than it invents them, and a sentence kept with such a token as
+  O teaches the next model to miss it (measured in docs/labelling.md).
+
+The UNK tokens then take the model's spans (rule ``second_pass``, the generic DBpedia class of
+their type). The decision is pure (:func:`decide`); the labeller applies it to its sentence state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from wikisilver.corpus.tags import iob_to_spans
+from wikisilver.labels.state import UNK
+from wikisilver.ner.seam import MarginalTagger
+
+DEFAULT_THRESHOLD = 0.9
+RULE = "second_pass"
+SOURCE = "second_pass"
+# Reasons a sentence stays dropped (stats.json second_pass.dropped).
+DISAGREES, LOW_CONFIDENCE, UNKNOWN_AS_O = "disagrees", "low_confidence", "unknown_as_o"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the second pass says of one sentence: kept with ``spans`` (model spans on UNK tokens,
+    ``(start, end, type)``, end exclusive), or dropped for ``reason``."""
+
+    spans: tuple[tuple[int, int, str], ...] = ()
+    reason: str | None = None
+
+    @property
+    def kept(self) -> bool:
+        return self.reason is None
+
+
+def decide(
+    first_pass: Sequence[str], predicted: Sequence[str], marginals: Sequence[float], threshold: float
+) -> Decision:
+    """The decision for one sentence: ``first_pass`` its IOB2 tags after the rules (``B-UNK``/``I-UNK``
+    on UNK tokens), ``predicted`` the model's IOB2 tags, ``marginals`` the model's probability of each."""
+    unknown = [tag.endswith(UNK) for tag in first_pass]
+    known_spans = {span for span in iob_to_spans(first_pass) if span[2] != UNK}
+    model_spans = iob_to_spans(predicted)
+    found = set(model_spans)
+    if not known_spans <= found:
+        return Decision(reason=DISAGREES)
+    recovered = []
+    for span in model_spans:
+        if span in known_spans:
+            continue
+        if not all(unknown[span[0]:span[1]]):
+            return Decision(reason=DISAGREES)
+        recovered.append(span)
+    if any(u and p < threshold for u, p in zip(unknown, marginals)):
+        return Decision(reason=LOW_CONFIDENCE)
+    if any(u and tag == "O" for u, tag in zip(unknown, predicted)):
+        return Decision(reason=UNKNOWN_AS_O)
+    return Decision(spans=tuple(recovered))
+
+
+class SecondPass:
+    """A model and the threshold its marginals must reach; :meth:`label` is :func:`decide` with the
+    model's tags of the sentence."""
+
+    def __init__(self, tagger: MarginalTagger, threshold: float = DEFAULT_THRESHOLD) -> None:
+        self.tagger = tagger
+        self.threshold = threshold
+
+    def label(self, tokens: Sequence[str], first_pass: Sequence[str]) -> Decision:
+        predicted, marginals = self.tagger.tag_marginals(tokens)
+        return decide(first_pass, predicted, marginals, self.threshold)

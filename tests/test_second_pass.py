@@ -1,0 +1,192 @@
+"""The second pass (issue 18): what the links leave UNK labelled by a model, kept only when the
+model is sure and agrees; marked, counted, written, read back and excluded on request."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from test_labels import TARGETS, article
+from wikisilver.corpus.export import export_corpus
+from wikisilver.corpus.read import read_sentences, read_tsv
+from wikisilver.corpus.schema import SENTENCE_SCHEMA
+from wikisilver.corpus.tags import TaggedSentence
+from wikisilver.corpus.write import write_part
+from wikisilver.labels import Labeller
+from wikisilver.labels.second_pass import DISAGREES, LOW_CONFIDENCE, UNKNOWN_AS_O, SecondPass, decide
+from wikisilver.ner.crf import Tagger, train
+from wikisilver.ner.seam import MarginalTagger
+from wikisilver.text import get_processor
+
+# "He met Mary Todd in Zorbaville ." with Mary Todd linked: Zorbaville is UNK.
+MARKUP = "He met [[Mary Todd]] in Zorbaville again."
+FIRST = ("O", "O", "B-PER", "I-PER", "O", "B-UNK", "O", "O")
+
+
+class Scripted:
+    """A tagger that answers what it was given (the seam a transformer would fill)."""
+
+    def __init__(self, tags: str, sure: float = 0.99) -> None:
+        self.tags, self.sure = tags.split(), sure
+
+    def tag_marginals(self, tokens: Sequence[str]) -> tuple[list[str], list[float]]:
+        assert len(tokens) == len(self.tags)
+        return list(self.tags), [self.sure] * len(tokens)
+
+
+def test_decide_keeps_a_sure_agreeing_model_and_takes_its_spans_on_unk():
+    decision = decide(FIRST, "O O B-PER I-PER O B-LOC O O".split(), [0.95] * 8, 0.9)
+    assert decision.kept and decision.spans == ((5, 6, "LOC"),)
+    # Two unknown runs, each an entity of the model.
+    first = ("B-UNK", "O", "B-PER", "I-PER", "O", "B-UNK", "I-UNK", "O")
+    assert decide(first, "B-MISC O B-PER I-PER O B-ORG I-ORG O".split(), [0.95] * 8, 0.9).spans == (
+        (0, 1, "MISC"), (5, 7, "ORG"))
+
+
+def test_decide_drops_when_the_model_calls_an_unknown_name_o():
+    assert decide(FIRST, "O O B-PER I-PER O O O O".split(), [0.99] * 8, 0.9).reason == UNKNOWN_AS_O
+
+
+def test_decide_drops_when_the_model_disagrees_with_the_links():
+    assert decide(FIRST, "O O B-ORG I-ORG O B-LOC O O".split(), [0.99] * 8, 0.9).reason == DISAGREES
+    assert decide(FIRST, "O O B-PER O O B-LOC O O".split(), [0.99] * 8, 0.9).reason == DISAGREES
+    # A model span reaching into a token the rules decided (here an O) relabels it: dropped.
+    assert decide(FIRST, "O O B-PER I-PER B-LOC I-LOC O O".split(), [0.99] * 8, 0.9).reason == DISAGREES
+
+
+def test_decide_drops_when_unsure_on_an_unknown_token_only():
+    marginals = [0.99] * 8
+    marginals[5] = 0.6
+    assert decide(FIRST, "O O B-PER I-PER O B-LOC O O".split(), marginals, 0.9).reason == LOW_CONFIDENCE
+    marginals = [0.5] * 5 + [0.95] + [0.5] * 2  # unsure on known tokens: not asked
+    assert decide(FIRST, "O O B-PER I-PER O B-LOC O O".split(), marginals, 0.9).kept
+
+
+def label(second_pass: SecondPass | None):
+    labeller = Labeller("en", get_processor("en"), second_pass=second_pass)
+    return labeller.label_article(article(MARKUP), TARGETS)
+
+
+def test_labeller_keeps_the_recovered_sentence_marked_and_counted():
+    assert not label(None).sentences  # the first pass drops it
+    result = label(SecondPass(Scripted("O O B-PER I-PER O B-LOC O O")))
+    (sentence,) = result.sentences
+    assert sentence.source == "second_pass"
+    assert sentence.conll_tags == ("O", "O", "B-PER", "I-PER", "O", "B-LOC", "O", "O")
+    recovered = [s for s in sentence.spans if s.rule == "second_pass"]
+    assert [(s.start, s.end, s.conll, s.dbpedia_class) for s in recovered] == [(5, 6, "LOC", "Place")]
+    assert result.counts["second_pass.recovered"] == 1 and result.counts["sentences_dropped_unk"] == 0
+    assert result.counts["second_pass.entities"] == 1
+
+
+def test_labeller_counts_why_a_sentence_stays_dropped():
+    unsure = label(SecondPass(Scripted("O O B-PER I-PER O B-LOC O O", sure=0.5)))
+    assert not unsure.sentences and unsure.counts["second_pass.dropped.low_confidence"] == 1
+    other = label(SecondPass(Scripted("O O B-ORG I-ORG O B-LOC O O")))
+    assert not other.sentences and other.counts["second_pass.dropped.disagrees"] == 1
+    assert other.counts["sentences_dropped_unk"] == 1
+
+
+def test_crf_gives_marginals_of_its_own_tags(tmp_path):
+    sentences = [TaggedSentence(tuple("Ann lives in Paris .".split()), ("B-PER", "O", "O", "B-LOC", "O")),
+                 TaggedSentence(tuple("Bob works in Rome .".split()), ("B-PER", "O", "O", "B-LOC", "O"))] * 5
+    model = str(tmp_path / "m.crfsuite")
+    train(sentences, model)
+    tagger = Tagger(model)
+    assert isinstance(tagger, MarginalTagger)
+    tokens = "Eve lives in Oslo .".split()
+    tags, marginals = tagger.tag_marginals(tokens)
+    assert tags == tagger.tag(tokens) and len(marginals) == 5
+    assert all(0.0 < p <= 1.0 for p in marginals) and marginals[2] > 0.5
+
+
+def test_source_is_written_read_and_excluded(tmp_path):
+    (kept,) = label(SecondPass(Scripted("O O B-PER I-PER O B-LOC O O"))).sentences
+    plain = kept.__class__(**{**kept.__dict__, "source": "links", "index": 0})
+    (tmp_path / "c" / "tsv").mkdir(parents=True)
+    (tmp_path / "c" / "parquet").mkdir()
+    tsv, parquet = tmp_path / "c/tsv/part-0.tsv", tmp_path / "c/parquet/part-0.parquet"
+    write_part([plain, kept], tsv, parquet, with_source=True)
+    assert pq.read_table(parquet).column("source").to_pylist() == ["links", "second_pass"]
+    assert [s.source for s in read_sentences(tmp_path / "c")] == ["links", "second_pass"]
+    assert [s.index for s in read_sentences(tmp_path / "c", exclude_second_pass=True)] == [0]
+    assert "low_quality=0 source=second_pass" in tsv.read_text(encoding="utf-8")
+    assert [s.source for s in read_tsv(str(tsv))] == ["links", "second_pass"]
+    report = export_corpus(tmp_path / "c", tmp_path / "out.jsonl", "jsonl", exclude_second_pass=True)
+    assert report.sentences == 1
+    model = str(tmp_path / "m.crfsuite")
+    assert train(read_tsv(str(tsv)), model, exclude_second_pass=True).skipped_second_pass == 1
+    # Without a second pass the files are as before: no source column, no source= field.
+    write_part([plain], tsv, parquet)
+    assert pq.read_schema(parquet).names == SENTENCE_SCHEMA.names
+    assert "source" not in tsv.read_text(encoding="utf-8")
+
+
+def test_hand_check_sample_is_blind_and_scores_the_recovered_spans(tmp_path):
+    (kept,) = label(SecondPass(Scripted("O O B-PER I-PER O B-LOC O O"))).sentences
+    (tmp_path / "c" / "tsv").mkdir(parents=True)
+    (tmp_path / "c" / "parquet").mkdir()
+    write_part([kept], tmp_path / "c/tsv/p.tsv", tmp_path / "c/parquet/p.parquet", with_source=True)
+    script = [sys.executable, str(Path(__file__).parent.parent / "scripts" / "sample_recovered.py")]
+    todo, key = tmp_path / "todo.txt", tmp_path / "key.jsonl"
+    subprocess.run([*script, "sample", "--corpus", str(tmp_path / "c"), "--out", str(todo), "--key", str(key)],
+                   check=True, timeout=120)
+    lines = todo.read_text(encoding="utf-8").splitlines()
+    assert lines[:2] == ["# title = Test article", "# sentence = 0"]
+    assert lines[3:11] == list(kept.tokens) and not any("\t" in line for line in lines)  # no label
+    # An annotator who calls Zorbaville an ORG: the recovered LOC span is wrong, the link's right.
+    tags = ["O", "O", "B-PER", "I-PER", "O", "B-ORG", "O", "O"]
+    annotated = "\n".join(lines[:3] + [f"{t}\t{tag}" for t, tag in zip(kept.tokens, tags)]) + "\n"
+    (tmp_path / "done.conll").write_text(annotated, encoding="utf-8")
+    for where in (["--corpus", str(tmp_path / "c")], ["--key", str(key)]):
+        done = subprocess.run([*script, "score", *where, "--annotation", str(tmp_path / "done.conll")],
+                              capture_output=True, text=True, check=True, timeout=120)
+        assert "recovered spans: 0 / 1 right" in done.stdout and "P 50.0 R 50.0" in done.stdout
+
+
+@pytest.mark.slow
+def test_build_with_second_pass_end_to_end(tmp_path):
+    """build → train → build --second-pass on the demo dump, through the command line."""
+    cli = [sys.executable, "-m", "wikisilver.cli", "-q"]
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        done = subprocess.run([*cli, *args], capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        return done
+
+    run("build", "--demo", "--out", str(tmp_path / "first"))
+    run("train", "--corpus", str(tmp_path / "first"), "--model", str(tmp_path / "m.crfsuite"))
+    run("build", "--demo", "--out", str(tmp_path / "second"), "--second-pass", str(tmp_path / "m.crfsuite"),
+        "--second-pass-threshold", "0.5")
+    first = json.loads((tmp_path / "first/stats.json").read_text())
+    second = json.loads((tmp_path / "second/stats.json").read_text())
+    assert "second_pass" not in first
+    recovered = second["second_pass"].get("recovered", 0)
+    assert recovered > 0
+    assert second["sentences_kept"] == first["sentences_kept"] + recovered
+    assert second["second_pass"]["candidates"] == first["sentences_dropped_unk"]
+    sources = [s.source for s in read_sentences(tmp_path / "second")]
+    assert sources.count("second_pass") == recovered
+    done = run("export", str(tmp_path / "second"), "--format", "jsonl", "--out", str(tmp_path / "x.jsonl"),
+               "--exclude-second-pass")
+    assert f"wrote {first['sentences_kept']} sentences" in done.stdout
+    # A missing model fails before any work, in one line.
+    bad = subprocess.run([*cli, "build", "--demo", "--out", str(tmp_path / "bad"), "--second-pass",
+                          str(tmp_path / "none.crfsuite")], capture_output=True, text=True, timeout=120)
+    assert bad.returncode != 0 and "none.crfsuite" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_tagger_spec_names_the_kind_or_is_a_crf_path():
+    from wikisilver.errors import InputError
+    from wikisilver.ner.seam import split_spec
+
+    assert split_spec("models/en.crfsuite") == ("crf", "models/en.crfsuite")
+    assert split_spec("crf:models/en.crfsuite") == ("crf", "models/en.crfsuite")
+    with pytest.raises(InputError, match="unknown tagger kind 'bert'"):
+        split_spec("bert:models/en")
