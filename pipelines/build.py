@@ -19,13 +19,11 @@ are written last, so a run killed half-way never leaves a corpus that looks comp
 from __future__ import annotations
 
 import datetime as dt
-import os
-from pathlib import Path
 
 import apache_beam as beam
 from apache_beam.options.pipeline_options import PipelineOptions
 
-from wikisilver import __version__
+from wikisilver import __version__, paths
 from wikisilver.config import BuildConfig, multistream_indexes
 from wikisilver.corpus.card import dataset_card
 from wikisilver.corpus.write import write_json_atomic, write_text_atomic
@@ -87,18 +85,18 @@ def build_pipeline(pipeline: beam.Pipeline, config: BuildConfig, staging: str, c
     counts | "WriteCounts" >> WriteCounts(staging)
 
 
-def finalize(staging: Path, out: Path, config: BuildConfig) -> dict:
+def finalize(staging: str, out: str, config: BuildConfig) -> dict:
     """Fill missing empty parts, move the staged outputs into place, write stats.json; the stats."""
     from wikisilver.corpus.write import write_part
 
     for shard in range(config.shards):
         name = part_name(shard, config.shards)
-        tsv, parquet = staging / "tsv" / f"{name}.tsv", staging / "parquet" / f"{name}.parquet"
-        if not tsv.exists():
-            write_part([], tsv, parquet, with_source=bool(config.second_pass))
+        tsv = paths.join(staging, "tsv", f"{name}.tsv")
+        if not paths.exists(tsv):
+            write_part([], tsv, paths.join(staging, "parquet", f"{name}.parquet"), with_source=bool(config.second_pass))
     stats = make_stats(read_counts(staging), max_pages=config.max_pages)
     move_into_place(staging, out, OUTPUT_DIRS)
-    write_json_atomic(out / "stats.json", stats)
+    write_json_atomic(paths.join(out, "stats.json"), stats)
     return stats
 
 
@@ -109,7 +107,7 @@ def run_build(config: BuildConfig) -> dict:
     :class:`AlreadyBuilt` (nothing to do); a finished corpus of other inputs is never overwritten
     without ``--overwrite``.
     """
-    out = Path(config.out).resolve()
+    out = paths.absolute(config.out)  # a local directory, or gs://…, s3://… (docs/cloud.md)
     # Loaded before the output is touched (a bad ontology file fails here), and once: the job
     # gets it, and the manifest reuses the file's hash.
     classes = class_table(config.ontology)
@@ -124,23 +122,23 @@ def run_build(config: BuildConfig) -> dict:
         with staged(out, OUTPUT_DIRS) as staging:
             run_pipeline(
                 PipelineOptions(list(config.beam_args)),
-                lambda pipeline: build_pipeline(pipeline, config, str(staging), classes),
+                lambda pipeline: build_pipeline(pipeline, config, staging, classes),
                 config.progress_interval,
             )
             stats = finalize(staging, out, config)
         manifest = _manifest(config, classes[0], out, started, prints)
-        write_text_atomic(out / "README.md", dataset_card(manifest, stats))
-        write_json_atomic(out / "manifest.json", manifest)
+        write_text_atomic(paths.join(out, "README.md"), dataset_card(manifest, stats))
+        write_json_atomic(paths.join(out, "manifest.json"), manifest)  # last: the commit marker
     return stats
 
 
-def _manifest(config: BuildConfig, ontology, out: Path, started: dt.datetime, prints: dict) -> dict:
+def _manifest(config: BuildConfig, ontology, out: str, started: dt.datetime, prints: dict) -> dict:
     """manifest.json: the inputs with their checksums and fingerprints, the config, the outputs, when."""
     sha256 = {r["path"]: r["digest"][7:] for records in prints.values() for r in records
               if r["digest"].startswith("sha256:")}
 
     def record(path: str) -> dict:
-        return input_record(path, sha256.get(os.path.abspath(path), ""))
+        return input_record(path, sha256.get(paths.absolute(path), ""))
 
     return {
         "tool": "wikisilver",
@@ -151,14 +149,14 @@ def _manifest(config: BuildConfig, ontology, out: Path, started: dt.datetime, pr
             "types": [record(p) for p in config.types],
             "entities": [record(p) for p in config.entities],
             "ontology": input_record(config.ontology, ontology.sha256) if config.ontology else None,
-            "infobox_mappings": os.path.abspath(config.infobox_mappings) if config.infobox_mappings else None,
+            "infobox_mappings": paths.absolute(config.infobox_mappings) if config.infobox_mappings else None,
         },
         "config": config_record(config),
         "comparable": comparable_config(config, prints),
         "fingerprints": prints,
         "outputs": {
-            "tsv": sorted(p.name for p in (out / "tsv").iterdir()),
-            "parquet": sorted(p.name for p in (out / "parquet").iterdir()),
+            "tsv": [paths.basename(p) for p in paths.listdir(paths.join(out, "tsv"))],
+            "parquet": [paths.basename(p) for p in paths.listdir(paths.join(out, "parquet"))],
         },
         "started": started.isoformat(),
         "finished": dt.datetime.now(dt.timezone.utc).isoformat(),

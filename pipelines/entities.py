@@ -9,11 +9,10 @@ from __future__ import annotations
 import zlib
 from collections import Counter
 from collections.abc import Iterator
-from pathlib import Path
-
 import apache_beam as beam
 from apache_beam.options.pipeline_options import PipelineOptions
 
+from wikisilver import paths
 from wikisilver.config import EntitiesConfig
 from wikisilver.entities.table import entity_row, write_entity_table
 from wikisilver.corpus.write import write_json_atomic
@@ -44,24 +43,24 @@ class _WriteEntityPart(beam.DoFn):
     def process(self, element) -> Iterator[dict]:
         shard, infos = element
         rows = sorted((entity_row(info) for info in infos), key=lambda row: row.title)
-        write_entity_table(rows, str(Path(self.staging) / f"part-{shard:05d}-of-{self.shards:05d}{self.suffix}"))
+        write_entity_table(rows, paths.join(self.staging, f"part-{shard:05d}-of-{self.shards:05d}{self.suffix}"))
         yield dict(Counter([f"source.{row.source}" for row in rows] + [f"tag.{row.conll}" for row in rows]))
 
 
 def run_entities(config: EntitiesConfig) -> dict:
     """Run the typing stage over the dump(s) and entity sources; returns counts by source and tag."""
-    out = Path(config.out).resolve()
+    out = paths.absolute(config.out)
     classes = class_table(config.ontology)  # before the output is touched: a bad ontology fails here
     with output_lock(out):
         return _run_entities(config, out, classes)
 
 
-def _run_entities(config: EntitiesConfig, out: Path, classes) -> dict:
+def _run_entities(config: EntitiesConfig, out: str, classes) -> dict:
     ontology, table = classes
     prepare_output(out, config.overwrite)
     shards, suffix = config.shards, f".{config.table_format}"
     with staged(out, ("entities",)) as staging:
-        parts = staging / "entities"
+        parts = paths.join(staging, "entities")
 
         def construct(pipeline: beam.Pipeline) -> None:
             read = pipeline | "ReadPages" >> ReadPages(config.dumps)
@@ -76,20 +75,20 @@ def _run_entities(config: EntitiesConfig, out: Path, classes) -> dict:
                 | "Typed" >> beam.Filter(lambda kv: kv[1].entity is not None)
                 | "KeyByShard" >> beam.Map(lambda kv: (zlib.crc32(kv[0].encode()) % shards, kv[1]))
                 | "Group" >> beam.GroupByKey()
-                | "Write" >> beam.ParDo(_WriteEntityPart(str(parts), shards, suffix))
-                | "Counts" >> WriteCounts(str(staging))
+                | "Write" >> beam.ParDo(_WriteEntityPart(parts, shards, suffix))
+                | "Counts" >> WriteCounts(staging)
             )
 
         run_pipeline(PipelineOptions(list(config.beam_args)), construct, config.progress_interval)
         for shard in range(shards):
-            part = parts / f"part-{shard:05d}-of-{shards:05d}{suffix}"
-            if not part.exists():
-                write_entity_table([], str(part))
+            part = paths.join(parts, f"part-{shard:05d}-of-{shards:05d}{suffix}")
+            if not paths.exists(part):
+                write_entity_table([], part)
         counts = read_counts(staging)
         move_into_place(staging, out, ("entities",))
     summary = {
         "titles_by_source": {k[7:]: v for k, v in sorted(counts.items()) if k.startswith("source.")},
         "titles_by_tag": {k[4:]: v for k, v in sorted(counts.items()) if k.startswith("tag.")},
     }
-    write_json_atomic(out / "manifest.json", {"tool": "wikisilver entities", "config": config_record(config), **summary})
+    write_json_atomic(paths.join(out, "manifest.json"), {"tool": "wikisilver entities", "config": config_record(config), **summary})
     return summary

@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import re
 import shutil
 import signal
@@ -33,6 +32,7 @@ import apache_beam as beam
 from apache_beam.options.pipeline_options import PipelineOptions
 
 from wikisilver import dump as dumplib
+from wikisilver import paths
 from wikisilver.config import BuildConfig
 from wikisilver.engines import runner_name
 from wikisilver.errors import InputError, WikisilverError
@@ -44,53 +44,58 @@ log = logging.getLogger(__name__)
 STAGING_PREFIX = ".staging-"
 
 
-def prepare_output(out: Path, overwrite: bool, changed: Iterable[str] = ()) -> None:
+def prepare_output(out: str, overwrite: bool, changed: Iterable[str] = ()) -> None:
     """Make ``out`` ready for a run: refuse to overwrite a finished output unless told to, make sure
     the directory is writable, and clear what an earlier run left there.
 
     With ``overwrite`` the old output stops looking finished at once (its manifest goes first);
     staging directories left by a killed run are removed (the caller holds the output's lock,
     :func:`wikisilver.lock.output_lock`, so none of them is a live run's). ``changed``: what differs
-    from the finished corpus's inputs and options, named in the refusal.
+    from the finished corpus's inputs and options, named in the refusal. On an object store the
+    same steps are objects: the manifest object deleted first, every object under a staging prefix
+    swept (docs/cloud.md).
     """
-    manifest = out / "manifest.json"
-    if manifest.exists() and not overwrite:
+    manifest = paths.join(out, "manifest.json")
+    if paths.exists(manifest) and not overwrite:
         what = f" (changed: {', '.join(changed)})" if changed else ""
         raise InputError(str(out), f"holds a finished corpus of other inputs or options{what}; "
                                    "pass --overwrite to replace it")
     try:
-        out.mkdir(parents=True, exist_ok=True)
-        probe = out / f".write-test-{uuid.uuid4().hex}"
-        probe.write_text("")
-        probe.unlink()
+        paths.makedirs(out)
+        probe = paths.join(out, f".write-test-{uuid.uuid4().hex}")
+        paths.write_bytes(probe, b"")
+        paths.remove([probe])
+        paths.remove([manifest])
     except OSError as error:
         raise InputError(str(out), f"output directory is not writable ({error.strerror or error})") from None
-    manifest.unlink(missing_ok=True)
-    for stale in out.glob(f"{STAGING_PREFIX}*"):
+    if paths.is_remote(out):
+        paths.remove(paths.glob(paths.join(out, f"{STAGING_PREFIX}*") + "/**"))
+        return
+    for stale in Path(out).glob(f"{STAGING_PREFIX}*"):
         shutil.rmtree(stale, ignore_errors=True)
 
 
 @contextmanager
-def staged(out: Path, names: Iterable[str] = ()) -> Iterator[Path]:
+def staged(out: str, names: Iterable[str] = ()) -> Iterator[str]:
     """A fresh staging directory inside ``out`` (with the subdirectories ``names``) for the job to
-    write into; removed on the way out, whether the job finished or failed."""
-    staging = out / f"{STAGING_PREFIX}{uuid.uuid4().hex[:12]}"
-    staging.mkdir(parents=True)
+    write into; removed on the way out, whether the job finished or failed. On an object store it
+    is a prefix, ``OUT/.staging-<id>/``."""
+    staging = paths.join(out, f"{STAGING_PREFIX}{uuid.uuid4().hex[:12]}")
+    paths.makedirs(staging)
     for name in names:
-        (staging / name).mkdir(parents=True)
+        paths.makedirs(paths.join(staging, name))
     try:
         yield staging
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        paths.remove_tree(staging)
 
 
-def move_into_place(staging: Path, out: Path, names: Iterable[str]) -> None:
-    """Replace ``out/<name>`` by the staged ``<name>`` for each name (a rename: same file system)."""
+def move_into_place(staging: str, out: str, names: Iterable[str]) -> None:
+    """Replace ``out/<name>`` by the staged ``<name>`` for each name: a rename on a file system;
+    on an object store, the old objects deleted and each staged one copied to its final name
+    (manifest.json, written after, is what says the output is whole: docs/cloud.md)."""
     for name in names:
-        target = out / name
-        if target.exists():
-            shutil.rmtree(target)
-        os.replace(staging / name, target)
+        paths.move(paths.join(staging, name), paths.join(out, name))
 
 
 def class_table(ontology_path: str | None):
@@ -103,13 +108,13 @@ def class_table(ontology_path: str | None):
 
 def sha256_of(path: str) -> str:
     """The SHA-256 of a file, as hex."""
-    with open(path, "rb") as handle:
+    with paths.open_read(path) as handle:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def input_record(path: str, sha256: str = "") -> dict:
     """Path, size and SHA-256 of an input file (``sha256``: already known, so not read again)."""
-    return {"path": os.path.abspath(path), "bytes": os.path.getsize(path), "sha256": sha256 or sha256_of(path)}
+    return {"path": paths.absolute(path), "bytes": paths.size(path), "sha256": sha256 or sha256_of(path)}
 
 
 def dump_record(path: str) -> dict:
@@ -351,10 +356,8 @@ def input_fingerprints(config: BuildConfig, known: Mapping[str, Mapping] | None 
         from wikisilver.ner.seam import split_spec
 
         prints["second_pass"] = fingerprints([split_spec(config.second_pass)[1]], known)
-    mappings = Path(config.infobox_mappings) if config.infobox_mappings else None
-    prints["infobox_mappings"] = fingerprints(
-        sorted(str(p) for p in mappings.iterdir() if p.is_file()) if mappings else [], known
-    )
+    mappings = config.infobox_mappings
+    prints["infobox_mappings"] = fingerprints(paths.listdir(mappings) if mappings else [], known)
     return prints
 
 
@@ -371,29 +374,30 @@ def comparable_config(config: BuildConfig, prints: Mapping[str, list[dict]]) -> 
     for key, records in prints.items():
         data[key] = digests(records)
     data["disabled_rules"] = sorted(data["disabled_rules"])  # a set: the order given does not matter
-    data["out"] = os.path.abspath(config.out)
+    data["out"] = paths.absolute(config.out)
     return json.loads(json.dumps(data))
 
 
-def recorded_fingerprints(out: Path) -> dict[str, dict]:
+def recorded_fingerprints(out: str) -> dict[str, dict]:
     """The input fingerprints the finished corpus in ``out`` recorded, by absolute path ({} if none)."""
     try:
-        manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+        manifest = json.loads(paths.read_text(paths.join(out, "manifest.json")))
         return {r["path"]: r for records in manifest.get("fingerprints", {}).values() for r in records}
     except (OSError, ValueError, AttributeError, TypeError, KeyError):
         return {}
 
 
-def finished_same_build(out: Path, config: BuildConfig, prints: Mapping[str, list[dict]]) -> tuple[dict | None, list[str]]:
+def finished_same_build(out: str, config: BuildConfig, prints: Mapping[str, list[dict]]) -> tuple[dict | None, list[str]]:
     """The stats of a finished corpus in ``out`` built from the same inputs (by content) and
-    options, if any; else None and the options (or inputs) that differ from its manifest's."""
-    manifest_path, stats_path = out / "manifest.json", out / "stats.json"
-    if not (manifest_path.exists() and stats_path.exists()):
+    options, if any; else None and the options (or inputs) that differ from its manifest's.
+    manifest.json is the commit marker: without it nothing in ``out`` counts as finished."""
+    manifest_path, stats_path = paths.join(out, "manifest.json"), paths.join(out, "stats.json")
+    if not (paths.exists(manifest_path) and paths.exists(stats_path)):
         return None, []
     try:
-        recorded = json.loads(manifest_path.read_text(encoding="utf-8")).get("comparable") or {}
+        recorded = json.loads(paths.read_text(manifest_path)).get("comparable") or {}
         wanted = comparable_config(config, prints)
         changed = sorted(key for key in set(recorded) | set(wanted) if recorded.get(key) != wanted.get(key))
-        return (None, changed) if changed else (json.loads(stats_path.read_text(encoding="utf-8")), [])
+        return (None, changed) if changed else (json.loads(paths.read_text(stats_path)), [])
     except (OSError, ValueError, AttributeError):
         return None, []

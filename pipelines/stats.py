@@ -10,10 +10,9 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from pathlib import Path
-
 import apache_beam as beam
 
+from wikisilver import paths
 from wikisilver.corpus.write import write_json_atomic
 
 COUNTS_FILE = "counts.json"
@@ -47,7 +46,7 @@ class WriteCounts(beam.PTransform):
         self.staging = staging
 
     def expand(self, counts):
-        path = Path(self.staging) / COUNTS_FILE
+        path = paths.join(self.staging, COUNTS_FILE)
         return (
             counts
             | "SumCounts" >> beam.CombineGlobally(MergeCounts())
@@ -55,6 +54,6 @@ class WriteCounts(beam.PTransform):
         )
 
 
-def read_counts(staging: Path) -> dict[str, int]:
+def read_counts(staging: str) -> dict[str, int]:
     """The summed counts a job's :class:`WriteCounts` left in its staging directory."""
-    return json.loads((staging / COUNTS_FILE).read_text(encoding="utf-8"))
+    return json.loads(paths.read_text(paths.join(staging, COUNTS_FILE)))

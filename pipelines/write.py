@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 import zlib
 from collections.abc import Iterator
-from pathlib import Path
-
 import apache_beam as beam
 
+from wikisilver import paths
 from wikisilver.corpus.write import sentence_sort_key, write_part
 from wikisilver.pipelines.common import counter
 from wikisilver.progress import progress_log
@@ -34,8 +33,8 @@ class _WritePart(beam.DoFn):
         shard, articles = element
         ordered = sorted((s for sentences in articles for s in sentences), key=sentence_sort_key)
         name = part_name(shard, self.shards)
-        root = Path(self.staging)
-        written = write_part(ordered, root / "tsv" / f"{name}.tsv", root / "parquet" / f"{name}.parquet",
+        root = self.staging  # a local path or gs://…, s3://… (wikisilver.paths)
+        written = write_part(ordered, paths.join(root, "tsv", f"{name}.tsv"), paths.join(root, "parquet", f"{name}.parquet"),
                              with_source=self.with_source)
         counter("sentences_written").inc(written)
         if self.progress_interval > 0:
@@ -78,8 +77,8 @@ class _WriteRejects(beam.DoFn):
             (_reject_row(r) for r in rejects),
             key=lambda row: (row["source"], row["offset"] or -1, row["page_id"] or -1, row["reason"]),
         )
-        path = Path(self.staging) / "rejects" / f"part-{shard:05d}.jsonl"
-        with open(path, "w", encoding="utf-8") as handle:
+        path = paths.join(self.staging, "rejects", f"part-{shard:05d}.jsonl")
+        with paths.open_text_write(path) as handle:
             for row in rows:
                 handle.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
         yield len(rows)

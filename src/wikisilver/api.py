@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from wikisilver import paths
 from wikisilver.corpus import read
 from wikisilver.corpus.schema import SENTENCE_SCHEMA, hf_feature_dict
 from wikisilver.errors import WikisilverError
@@ -132,7 +133,7 @@ class Corpus:
     """
 
     def __init__(self, path: str | os.PathLike) -> None:
-        self.path = Path(path)
+        self.path = os.fspath(path) if paths.is_remote(path) else Path(path)  # gs://, s3://: as given
         self.files: list[Path] = read.parquet_files(self.path)  # raises InputError when there are none
 
     def __repr__(self) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 
 from wikisilver import __version__
@@ -58,8 +59,12 @@ def configure_logging(verbose: bool, quiet: bool) -> None:
     logging.getLogger("apache_beam").setLevel(logging.INFO if verbose else logging.WARNING)
     # Beam logs starting and stopping a Flink or Spark job server as WARNINGs: routine, not trouble.
     logging.getLogger("apache_beam.utils.subprocess_server").setLevel(logging.INFO if verbose else logging.ERROR)
+    for name in ("botocore", "boto3", "google", "urllib3"):  # the cloud clients of gs:// and s3:// paths
+        logging.getLogger(name).setLevel(logging.INFO if verbose else logging.WARNING)
     for handler in logging.getLogger().handlers:
         handler.addFilter(_QuietBeamImports())
+        if not verbose:
+            handler.addFilter(_QuietBeamRootLines())
 
 
 class _QuietBeamImports(logging.Filter):
@@ -67,6 +72,15 @@ class _QuietBeamImports(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         return not str(record.msg).startswith("apitools not found")
+
+
+class _QuietBeamRootLines(logging.Filter):
+    """Beam's file systems log INFO lines on the root logger ("Finished listing 4 files …") at every
+    listing of a gs:// or s3:// path; they are Beam's own INFO lines, shown only with -v."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.name == "root" and record.levelno < logging.WARNING
+                    and f"{os.sep}apache_beam{os.sep}" in record.pathname)
 
 
 def main(argv: list[str] | None = None) -> int:

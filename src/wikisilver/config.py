@@ -19,6 +19,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from wikisilver import paths
 from wikisilver.engines import check_runner
 from wikisilver.errors import InputError, WikisilverError
 from wikisilver.labels import RULES
@@ -88,6 +89,11 @@ ENTITIES_OPTIONS = frozenset(
 )
 # Long option names of the command line whose config field is named otherwise (TOML keys use them).
 OPTION_FIELDS = {"dump": "dumps", "disable_rule": "disabled_rules", "format": "table_format"}
+# The options that name files or directories (``file://`` paths are read as local ones).
+_PATH_OPTIONS = frozenset({
+    "dumps", "multistream_index", "types", "ontology", "entities", "infobox_mappings", "page_sql", "redirect_sql",
+    "page_props_sql", "langlinks_sql", "out", "config",
+})
 _REPEATABLE = frozenset(f.name for f in dataclasses.fields(EntitiesConfig) if str(f.type).startswith("tuple"))
 
 
@@ -130,17 +136,23 @@ def _given(options: Mapping[str, Any], known: frozenset[str]) -> dict[str, Any]:
     if unknown:
         raise TypeError(f"unexpected option(s) {', '.join(unknown)}; known options: {', '.join(sorted(known))}")
     given = {name: value for name, value in options.items() if value is not None}
+    # Beam's file systems (gs://, s3://, …) take their settings from the Beam options: set before
+    # the first remote file (the --config file itself may be one) is read.
+    paths.configure(tuple(given.get("beam_args") or ()))
     if "config" in given:
         given = {**read_config_file(os.fspath(given.pop("config")), known), **given}
     return {name: _normalized(name, value) for name, value in given.items()}
 
 
 def _normalized(name: str, value: Any) -> Any:
-    """Tuples of strings for the repeatable options (a lone path or name too), str for a path."""
+    """Tuples of strings for the repeatable options (a lone path or name too), str for a path;
+    a ``file://`` path as the local path it names."""
     if name in _REPEATABLE:
         single = isinstance(value, (str, os.PathLike))
-        return tuple(os.fspath(v) for v in ([value] if single else value))
-    return os.fspath(value) if isinstance(value, os.PathLike) else value
+        values = tuple(os.fspath(v) for v in ([value] if single else value))
+        return tuple(map(paths.normalize, values)) if name in _PATH_OPTIONS else values
+    value = os.fspath(value) if isinstance(value, os.PathLike) else value
+    return paths.normalize(value) if name in _PATH_OPTIONS and isinstance(value, str) else value
 
 
 def read_config_file(path: str, known: Iterable[str]) -> dict[str, Any]:
@@ -148,10 +160,12 @@ def read_config_file(path: str, known: Iterable[str]) -> dict[str, Any]:
     import tomllib
 
     try:
-        with open(path, "rb") as handle:
+        with paths.open_read(path) as handle:
             data = tomllib.load(handle)
     except FileNotFoundError:
         raise InputError(path, "no such config file") from None
+    except OSError as error:
+        raise InputError(path, f"cannot read the config file: {error.strerror or error}") from None
     except tomllib.TOMLDecodeError as error:
         raise InputError(path, f"not valid TOML ({error})") from None
     options = {}
@@ -183,11 +197,17 @@ def _existing_dumps(given: Mapping[str, Any], how: str) -> tuple[str, ...]:
 
 
 def check_file(path: str) -> None:
-    """An input file that exists and is a file (a directory is not, and says so)."""
-    if os.path.isdir(path):
-        raise InputError(path, "is a directory, not a file")
-    if not os.path.isfile(path):
-        raise InputError(path, "no such file")
+    """An input file that exists and is a file (a directory is not, and says so); local or remote
+    (a remote one that cannot be asked about says why: no credentials, no such bucket, …)."""
+    try:
+        if paths.isfile(path):
+            return
+        if paths.isdir(path):
+            raise InputError(path, "is a directory, not a file")
+    except (OSError, ValueError) as error:  # ValueError: Beam knows no file system for the scheme
+        raise InputError(path, f"cannot read: {error.strerror or error}" if isinstance(error, OSError)
+                         else str(error).splitlines()[0]) from None
+    raise InputError(path, "no such file")
 
 
 def siteinfo_language(dump: str) -> str | None:
@@ -227,14 +247,14 @@ def default_out(dump: str, wiki: str) -> str:
     return str(Path("output") / wiki / (dumplib.wiki_date_from_name(dump) or "latest"))
 
 
-def expand_entity_tables(paths: Iterable[str]) -> tuple[str, ...]:
+def expand_entity_tables(given: Iterable[str]) -> tuple[str, ...]:
     """--entities takes files or directories written by `wikisilver entities` (their part files)."""
     files: list[str] = []
-    for path in paths:
-        folder = Path(path)
-        if folder.is_dir():
-            inner = folder / "entities" if (folder / "entities").is_dir() else folder
-            files.extend(str(p) for p in sorted(inner.iterdir()) if p.suffix in (".tsv", ".parquet"))
+    for path in given:
+        if not paths.isfile(path) and paths.isdir(path):
+            inner = paths.join(path, "entities")
+            inner = inner if paths.isdir(inner) else path
+            files.extend(p for p in paths.listdir(inner) if p.endswith((".tsv", ".parquet")))
         else:
             files.append(path)
     return tuple(files)
@@ -245,7 +265,7 @@ SHARD_INPUT_BYTES = 16 << 20  # compressed dump bytes per output part, by defaul
 
 def compressed_bytes(dumps: tuple[str, ...]) -> int:
     """Size of the dump files as given (compressed), the measure the defaults below scale with."""
-    return sum(os.path.getsize(path) for path in dumps if os.path.isfile(path))
+    return sum(paths.size(path) for path in dumps if paths.isfile(path))
 
 
 def auto_shards(dumps: tuple[str, ...]) -> int:
@@ -280,7 +300,7 @@ def check_inputs(config: BuildConfig) -> None:
     for path in (*config.dumps, *config.types, *config.entities, *sql, *(p for p in [config.ontology] if p)):
         check_file(path)
     check_headers(config)
-    if config.infobox_mappings and not os.path.isdir(config.infobox_mappings):
+    if config.infobox_mappings and not paths.isdir(config.infobox_mappings):
         raise InputError(config.infobox_mappings, "not a directory of DBpedia mapping files")
     if not (config.types or config.entities or config.infobox_mappings or config.sparql):
         raise InputError(None, "no entity source: give --types, --entities, --infobox-mappings or --sparql")
@@ -316,8 +336,8 @@ def check_headers(config: BuildConfig) -> None:
         check_header(path)
     tables = (("page", config.page_sql), ("redirect", config.redirect_sql),
               ("page_props", config.page_props_sql), ("langlinks", config.langlinks_sql))
-    for table, paths in tables:
-        for path in paths:
+    for table, files in tables:
+        for path in files:
             check_table(path, table)
 
 
@@ -346,11 +366,11 @@ def multistream_indexes(config: BuildConfig) -> dict[str, str]:
     """
     indexes = dict(zip(config.dumps, config.multistream_index)) if config.multistream_index else {}
     for dump in config.dumps:
-        name = os.path.basename(dump)
+        name = paths.basename(dump)
         if dump in indexes or "multistream" not in name or not name.endswith(".bz2"):
             continue
-        guess = os.path.join(os.path.dirname(dump), name.replace(".xml.bz2", "-index.txt.bz2"))
-        if guess != dump and os.path.isfile(guess):
+        guess = dump[: len(dump) - len(name)] + name.replace(".xml.bz2", "-index.txt.bz2")
+        if guess != dump and paths.isfile(guess):
             indexes[dump] = guess
     return indexes
 

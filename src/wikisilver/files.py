@@ -16,6 +16,7 @@ import os
 import zlib
 from typing import BinaryIO, TextIO
 
+from wikisilver import paths
 from wikisilver.errors import InputError
 
 # The magic bytes that open a file of each compression.
@@ -31,9 +32,9 @@ def compression_of(path: str | os.PathLike) -> str:
     Raises :class:`InputError` naming the path for a missing file, a directory or a file
     that cannot be opened.
     """
-    path = os.fspath(path)
+    path = paths.normalize(path)
     try:
-        with open(path, "rb") as handle:
+        with paths.open_read(path) as handle:
             head = handle.read(8)
     except FileNotFoundError:
         raise InputError(path, "no such file") from None
@@ -53,7 +54,12 @@ class _Decompressed(io.RawIOBase):
     def __init__(self, path: str, kind: str) -> None:
         self._path = path
         self._kind = kind
-        self._inner = _OPENERS[kind](path, "rb")
+        # A remote file (gs://, s3://, …) is decompressed from Beam's stream of its bytes.
+        self._raw = paths.open_read(path) if paths.is_remote(path) else None
+        if self._raw is not None and kind == "gz":  # GzipFile takes a file object by keyword only
+            self._inner = gzip.GzipFile(fileobj=self._raw, mode="rb")
+        else:
+            self._inner = _OPENERS[kind](self._raw or path, "rb")
 
     def readable(self) -> bool:
         return True
@@ -66,6 +72,8 @@ class _Decompressed(io.RawIOBase):
 
     def close(self) -> None:
         self._inner.close()
+        if self._raw is not None:  # a file object given to BZ2File & co. is not closed by them
+            self._raw.close()
         super().close()
 
 
@@ -75,11 +83,11 @@ def open_binary(path: str | os.PathLike) -> BinaryIO:
     The compression comes from the magic bytes, not the extension. A file that cannot be
     opened, or compressed data that does not decompress, raises :class:`InputError`.
     """
-    path = os.fspath(path)
+    path = paths.normalize(path)
     kind = compression_of(path)
     if kind == "plain":
         try:
-            return open(path, "rb")
+            return paths.open_read(path)
         except OSError as error:
             raise InputError(path, f"cannot open: {error.strerror or error}") from None
     return io.BufferedReader(_Decompressed(path, kind), buffer_size=1 << 20)

@@ -13,41 +13,41 @@ inode, device). A rerun that finds the same five reuses the recorded digest, so 
 unchanged 20 GB dump costs one ``stat()``; any change re-reads the file. ctime is the key that makes
 this safe: a write, a replacement (new inode) or a ``touch``/``cp -p`` that restores the mtime all
 move it, and no user call can set it back. What costs a re-read without a change of content (a
-``chmod``, a copy to another disk) only costs time.
+``chmod``, a copy to another disk) only costs time. A remote file (``gs://``, ``s3://``, …) is
+keyed by its size, last update and the store's own checksum (:func:`wikisilver.paths.state`): an
+object is never changed in place, so a new one moves all three.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Iterable, Mapping
 
-STAT_KEYS = ("bytes", "mtime_ns", "ctime_ns", "inode", "device")
+from wikisilver import paths
+
+STAT_KEYS = ("bytes", "mtime_ns", "ctime_ns", "inode", "device")  # of a local file
 
 
-def file_state(path: str) -> dict[str, int]:
-    """What ``stat()`` says of a file that changes when its content may have."""
-    st = os.stat(path)
-    return {"bytes": st.st_size, "mtime_ns": st.st_mtime_ns, "ctime_ns": st.st_ctime_ns,
-            "inode": st.st_ino, "device": st.st_dev}
+def file_state(path: str) -> dict[str, int | str]:
+    """What ``stat()`` (or an object store) says of a file that changes when its content may have."""
+    return paths.state(path)
 
 
 def digest_of(path: str, algorithm: str = "sha256") -> str:
     """``"<algorithm>:<hex>"`` of a file's bytes."""
-    with open(path, "rb") as handle:
+    with paths.open_read(path) as handle:
         return f"{algorithm}:{hashlib.file_digest(handle, algorithm).hexdigest()}"
 
 
 def dump_status_sha1(path: str) -> str | None:
     """The sha1 a ``dumpstatus.json`` beside a dump gives for it (same file name and size), if any."""
-    status_path = os.path.join(os.path.dirname(os.path.abspath(path)), "dumpstatus.json")
+    status_path = paths.join(paths.dirname(path), "dumpstatus.json")
     try:
-        with open(status_path, encoding="utf-8") as handle:
-            jobs = json.load(handle).get("jobs")
+        jobs = json.loads(paths.read_text(status_path)).get("jobs")
     except (OSError, ValueError, AttributeError):
         return None
-    name, size = os.path.basename(path), os.path.getsize(path)
+    name, size = paths.basename(path), paths.size(path)
     for job in (jobs.values() if isinstance(jobs, dict) else ()):
         info = ((job or {}).get("files") or {}).get(name) if isinstance(job, dict) else None
         if isinstance(info, dict) and str(info.get("size")) == str(size) and isinstance(info.get("sha1"), str):
@@ -59,10 +59,10 @@ def fingerprint(path: str, known: Mapping[str, Mapping] | None = None, dump: boo
     """``{"path", "digest", *STAT_KEYS}`` of a file; ``known``: fingerprints recorded earlier, by
     absolute path (their digest is reused when the file's stat is unchanged); ``dump``: look for
     the file's sha1 in a ``dumpstatus.json`` beside it."""
-    path = os.path.abspath(path)
+    path = paths.absolute(path)
     state = file_state(path)
     earlier = (known or {}).get(path)
-    if earlier and all(earlier.get(key) == state[key] for key in STAT_KEYS) and earlier.get("digest"):
+    if earlier and all(earlier.get(key) == value for key, value in state.items()) and earlier.get("digest"):
         return {"path": path, **state, "digest": earlier["digest"]}
     listed = dump_status_sha1(path) if dump else None
     if listed and not earlier:

@@ -5,6 +5,15 @@ The lock is ``OUT/.wikisilver.lock``, held with ``flock`` for the whole run, and
 holder's pid, host and start time as JSON, so the second run can say who holds it. The kernel
 drops a ``flock`` when its process dies (even by kill -9), so the lock of a dead local run is taken
 over without any guessing; a lock file whose holder is alive refuses the second run, which exits 2.
+
+An object store (``gs://``, ``s3://``) has no ``flock``: there the lock is the object
+``OUT/.wikisilver.lock`` holding the same JSON and a token of the run, rewritten every
+:data:`HEARTBEAT_S` seconds while the run lives and deleted at its end. A run that finds a lock
+object refreshed within :data:`STALE_S` refuses; an older one is a killed run's and is taken over.
+Beam's FileSystems offers no create-if-absent, so taking the lock is write-then-read-back: a run
+that reads back another run's token backs off, but two runs started within the same moment can
+both see their own token (docs/cloud.md: schedule runs into one cloud ``--out`` so they do not
+start together).
 """
 
 from __future__ import annotations
@@ -15,31 +24,41 @@ import fcntl
 import json
 import os
 import socket
+import threading
+import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from wikisilver import paths
 from wikisilver.errors import InputError
 
 LOCK_NAME = ".wikisilver.lock"
+HEARTBEAT_S = 60.0  # how often a run rewrites its lock object on an object store
+STALE_S = 600.0  # a lock object not rewritten for this long is a dead run's
 
 
 class OutputLocked(InputError):
     """Another run holds the output directory."""
 
 
-def _holder(path: Path) -> str:
+def _holder(path: Path | str) -> str:
     try:
-        info = json.loads(path.read_text(encoding="utf-8"))
+        info = json.loads(paths.read_text(path))
         return f"pid {info['pid']} on {info['host']} (since {info['started']})"
     except (OSError, ValueError, KeyError, TypeError):
         return "another run"
 
 
 @contextmanager
-def output_lock(out: Path) -> Iterator[Path]:
+def output_lock(out: Path | str) -> Iterator[Path | str]:
     """Hold the lock of ``out`` (created if needed) for the body; raise :class:`OutputLocked`
     naming the holder when another live run has it."""
+    if paths.is_remote(out):
+        with _object_lock(str(out)) as path:
+            yield path
+        return
     path = Path(out) / LOCK_NAME
     while True:
         try:
@@ -63,10 +82,8 @@ def output_lock(out: Path) -> Iterator[Path]:
             break
         os.close(fd)  # the holder removed the file between our open and our lock: lock the new one
     try:
-        info = {"pid": os.getpid(), "host": socket.gethostname(),
-                "started": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
         os.ftruncate(fd, 0)
-        os.write(fd, json.dumps(info).encode("utf-8"))
+        os.write(fd, json.dumps(_holder_info()).encode("utf-8"))
         yield path
     finally:
         try:
@@ -74,3 +91,48 @@ def output_lock(out: Path) -> Iterator[Path]:
         except OSError:
             pass
         os.close(fd)
+
+
+def _holder_info() -> dict:
+    return {"pid": os.getpid(), "host": socket.gethostname(),
+            "started": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
+
+
+@contextmanager
+def _object_lock(out: str) -> Iterator[str]:
+    """The lock of an output on an object store: a lock object kept fresh by a heartbeat."""
+    path = paths.join(out, LOCK_NAME)
+    try:
+        if paths.exists(path) and time.time() - paths.state(path)["mtime_ns"] / 1e9 < STALE_S:
+            raise OutputLocked(out, f"another wikisilver run is writing here: {_holder(path)}; "
+                                    f"wait for it to finish (lock object {path})")
+        info = {**_holder_info(), "token": uuid.uuid4().hex}
+        data = json.dumps(info).encode("utf-8")
+        paths.write_bytes(path, data)
+        if paths.read_text(path) != data.decode("utf-8"):  # another run wrote its own at the same time
+            raise OutputLocked(out, f"another wikisilver run is writing here: {_holder(path)}; "
+                                    f"wait for it to finish (lock object {path})")
+    except OSError as error:
+        raise InputError(out, f"output directory is not writable ({error.strerror or error})") from None
+    stop = threading.Event()
+    beat = threading.Thread(target=_heartbeat, args=(path, data, stop), name="wikisilver-lock", daemon=True)
+    beat.start()
+    try:
+        yield path
+    finally:
+        stop.set()
+        beat.join(timeout=10)
+        try:
+            if paths.read_text(path) == data.decode("utf-8"):
+                paths.remove([path])
+        except OSError:
+            pass
+
+
+def _heartbeat(path: str, data: bytes, stop: threading.Event) -> None:
+    """Rewrite the lock object every HEARTBEAT_S seconds, so that it never looks stale while we run."""
+    while not stop.wait(HEARTBEAT_S):
+        try:
+            paths.write_bytes(path, data)
+        except OSError:
+            pass  # the next beat tries again; a lock lost for STALE_S may be taken over

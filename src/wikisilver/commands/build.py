@@ -59,7 +59,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "the dump when named as Wikimedia names it; lets one file be read in parallel")
     parser.add_argument("--lang", help="Wikipedia language code (en, hu, …; mappings/wikipedias.txt): selects "
                                        "mappings/<lang>/; default: read from the dump's <siteinfo>")
-    parser.add_argument("--out", help="output directory (default: output/<lang>wiki/<dumpdate or latest>)")
+    parser.add_argument("--out", help="output directory, local or gs://…, s3://… "
+                                      "(default: output/<lang>wiki/<dumpdate or latest>)")
     parser.add_argument("--demo", action="store_true",
                         help="build the corpus of the demo dump bundled with the package")
     add_entity_source_options(parser)
@@ -96,7 +97,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
                      "DirectRunner --direct_running_mode multi_processing --direct_num_workers 2, or the "
                      "Dataflow, Flink and Spark runner options (--runner flink --flink_job_server_jar JAR "
                      "--parallelism N: the jar from scripts/fetch_job_server.sh flink; wikisilver downloads "
-                     "nothing at run time); any other option fails.")
+                     "nothing at run time); any other option fails. Every input and --out "
+                     "may be a local path or a gs://, s3:// or hdfs:// URL (Beam's FileSystems); Beam's "
+                     "--s3_endpoint_url, --s3_access_key_id, --s3_secret_access_key, --s3_region_name (or the "
+                     "AWS_* environment) reach S3, Google's default credentials and --project reach GCS.")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from wikisilver import paths
 from wikisilver.corpus.schema import (
     ADDED_COLUMNS, LINKS, SENTENCE_SCHEMA, SOURCE_SCHEMA, TEXT_COMMENT, TSV_BASE_COLUMNS, TSV_COLUMNS,
 )
@@ -34,12 +35,11 @@ _COMMENT_FIELD = re.compile(r"(\w+)=(\S*)")
 
 def read_corpus_json(corpus: str | Path, name: str) -> dict:
     """A finished corpus's ``stats.json`` or ``manifest.json``, as a dict; a clear error otherwise."""
-    path = Path(corpus) / name
-    if not path.is_file():
+    path = paths.join(corpus, name)
+    if not paths.isfile(path):
         raise InputError(str(path), "missing: not the directory of a finished `wikisilver build`")
     try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
+        data = json.loads(paths.read_text(path))
     except json.JSONDecodeError as error:
         raise InputError(str(path), f"invalid JSON ({error.msg})", f"{error.lineno}:{error.colno}") from None
     except (OSError, UnicodeDecodeError) as error:
@@ -52,9 +52,12 @@ def read_corpus_json(corpus: str | Path, name: str) -> dict:
 # --------------------------------------------------------------------------- Parquet parts
 
 
-def parquet_files(corpus: str | Path) -> list[Path]:
-    """The Parquet part files of a corpus: ``DIR/parquet/*.parquet``, ``DIR/*.parquet`` or a file."""
-    path = Path(corpus)
+def parquet_files(corpus: str | Path) -> list[Path] | list[str]:
+    """The Parquet part files of a corpus: ``DIR/parquet/*.parquet``, ``DIR/*.parquet`` or a file
+    (a remote corpus, ``gs://…`` or ``s3://…``: their paths as strings)."""
+    if paths.is_remote(corpus):
+        return _remote_parquet_files(str(corpus))
+    path = Path(paths.normalize(corpus))
     if path.is_file():
         return [path]
     if not path.is_dir():
@@ -68,6 +71,20 @@ def parquet_files(corpus: str | Path) -> list[Path]:
     raise InputError(str(path), "no Parquet part files (expected parquet/part-*.parquet)")
 
 
+def _remote_parquet_files(corpus: str) -> list[str]:
+    try:
+        if corpus.endswith(".parquet") and paths.isfile(corpus):
+            return [corpus]
+        for folder in (paths.join(corpus, "parquet"), corpus):
+            files = [p for p in paths.listdir(folder)
+                     if p.endswith(".parquet") and not paths.basename(p).startswith((".", "_"))]
+            if files:
+                return files
+    except OSError as error:
+        raise InputError(corpus, f"cannot read: {error.strerror or error}") from None
+    raise InputError(corpus, "no Parquet part files (expected parquet/part-*.parquet)")
+
+
 def parquet_batches(
     corpus: str | Path, columns: Sequence[str] | None = None, batch_size: int = 2048
 ) -> Iterator[tuple[Path, pa.RecordBatch]]:
@@ -77,11 +94,9 @@ def parquet_batches(
     :class:`InputError` naming the part; all columns (the default) of a corpus of an earlier
     version are those it has (no text or offsets).
     """
-    import pyarrow.parquet as pq
-
     for path in parquet_files(corpus):
         try:
-            handle = pq.ParquetFile(path)
+            handle = paths.parquet_file(path)
             wanted = list(columns) if columns is not None else [
                 name for name in SOURCE_SCHEMA.names
                 if name not in ADDED_COLUMNS or name in handle.schema_arrow.names
@@ -97,12 +112,10 @@ def parquet_batches(
 
 def sentence_count(corpus: str | Path) -> int:
     """Sentences (rows) in all parts, low-quality ones included; only the footers are read."""
-    import pyarrow.parquet as pq
-
     total = 0
     for path in parquet_files(corpus):
         try:
-            total += pq.ParquetFile(path).metadata.num_rows
+            total += paths.parquet_file(path).metadata.num_rows
         except (OSError, ValueError) as error:
             raise InputError(str(path), f"not a readable Parquet file ({error})") from None
     return total
@@ -153,15 +166,17 @@ def read_table(corpus: str | Path, *, exclude_low_quality: bool = False, title: 
     The filters are pushed down: row groups whose statistics exclude them are not read.
     """
     import pyarrow.dataset as ds
-    import pyarrow.parquet as pq
 
     files = [str(p) for p in parquet_files(corpus)]
-    schema = SOURCE_SCHEMA if "source" in pq.read_schema(files[0]).names else SENTENCE_SCHEMA
-    dataset = ds.dataset(files, format="parquet", schema=schema)
+    schema = SOURCE_SCHEMA if "source" in paths.parquet_file(files[0]).schema_arrow.names else SENTENCE_SCHEMA
     condition = ds.field("title") == title if title is not None else None
     if exclude_low_quality:
         keep = ~ds.field("low_quality")
         condition = keep if condition is None else condition & keep
+    if paths.is_remote(corpus):  # part by part through Beam's FileSystems: the whole part is read
+        table = pa.concat_tables([paths.parquet_file(p).read().cast(schema) for p in files])
+        return table if condition is None else table.filter(condition)
+    dataset = ds.dataset(files, format="parquet", schema=schema)
     return dataset.to_table(filter=condition)
 
 

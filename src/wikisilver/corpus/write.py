@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import TextIO
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
+from wikisilver import paths
 from wikisilver.corpus.schema import LINKS, NER_LABEL_IDS, SENTENCE_SCHEMA, SOURCE_SCHEMA, TEXT_COMMENT
 from wikisilver.corpus.tags import TaggedSentence
 from wikisilver.errors import OutputError
@@ -133,7 +133,7 @@ def write_part(
     Rows are flushed in row groups so a part never has to be held twice in memory.
     """
     try:
-        with open(tsv_path, "w", encoding="utf-8", newline="\n") as tsv:
+        with paths.open_text_write(tsv_path) as tsv:
 
             def each() -> Iterable[LabelledSentence]:
                 for sentence in sentences:
@@ -142,7 +142,7 @@ def write_part(
 
             return write_parquet(each(), parquet_path, row_group_size, with_source)
     except OSError as error:  # a full disk: name the part, which the OS error does not
-        raise OutputError(str(tsv_path), f"cannot write this part or {Path(parquet_path).name}: "
+        raise OutputError(str(tsv_path), f"cannot write this part or {paths.basename(parquet_path)}: "
                                          f"{error.strerror or error}") from None
 
 
@@ -153,7 +153,7 @@ def write_parquet(
     count = 0
     batch: list[LabelledSentence] = []
     schema = SOURCE_SCHEMA if with_source else SENTENCE_SCHEMA
-    with pq.ParquetWriter(str(path), schema, compression="zstd") as writer:
+    with paths.parquet_writer(path, schema, compression="zstd") as writer:
         for sentence in sentences:
             batch.append(sentence)
             count += 1
@@ -187,7 +187,14 @@ def write_text_atomic(path: str | Path, text: str) -> None:
     """Write a text file through a temporary file and a rename, so readers never see half a file.
 
     A write that fails (a full disk) leaves no temporary file and raises :class:`OutputError`
-    naming the path."""
+    naming the path. On an object store (``gs://``, ``s3://``) one upload is already all or
+    nothing: the object is written directly."""
+    if paths.is_remote(path):
+        try:
+            paths.write_bytes(path, text.encode("utf-8"))
+        except OSError as error:
+            raise OutputError(str(path), f"cannot write: {error.strerror or error}") from None
+        return
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp")
     try:

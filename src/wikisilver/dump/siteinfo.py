@@ -13,6 +13,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from wikisilver import paths
 from wikisilver.dump.encoding import text_chunks
 from wikisilver.dump.streams import Break
 from wikisilver.errors import DumpError, InputError
@@ -134,7 +135,7 @@ def check_dump(path: str) -> None:
     if broken and b"<mediawiki" not in head:
         return
     if not head.strip():
-        reason = "is empty" if os.path.getsize(path) == 0 else "decompresses to nothing"
+        reason = "is empty" if paths.size(path) == 0 else "decompresses to nothing"
         raise InputError(path, f"not a MediaWiki dump: the file {reason}")
     if b"<mediawiki" not in head:
         raise InputError(path, "not a MediaWiki dump: no <mediawiki> root at the start of the XML")

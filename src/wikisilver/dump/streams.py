@@ -18,6 +18,7 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from wikisilver import paths
 from wikisilver.dump.bz2blocks import Bz2Reader, Meter, decompress_all
 from wikisilver.errors import InputError
 from wikisilver.files import compression_of, open_text
@@ -56,7 +57,7 @@ def raw_chunks(path: str, start: int = 0, end: int | None = None) -> Iterator[by
     After a corrupt bz2 block the reader goes on at the next bz2 block.
     """
     kind = compression_of(path)
-    with open(path, "rb") as handle:
+    with paths.open_read(path) as handle:
         handle.seek(start)
         if kind == "bz2":
             yield from Bz2Reader(path, handle, start, end, _READ, _MAX_OUT, Break).chunks()
@@ -154,7 +155,7 @@ def stream_ranges(dump_path: str, index_path: str | None, target_bytes: int = 64
     dump_path = os.fspath(dump_path)
     if index_path is None or compression_of(dump_path) != "bz2":
         return [(0, None)]
-    size = os.path.getsize(dump_path)
+    size = paths.size(dump_path)
     starts: list[int] = [0]
     last = 0
     for offset, _, _ in read_multistream_index(index_path):
@@ -166,7 +167,7 @@ def stream_ranges(dump_path: str, index_path: str | None, target_bytes: int = 64
             if offset - starts[-1] >= target_bytes:
                 starts.append(offset)
             last = offset
-    with open(dump_path, "rb") as handle:
+    with paths.open_read(dump_path) as handle:
         for offset in starts[1:]:
             handle.seek(offset)
             if not BZ2_STREAM.match(handle.read(10)):

@@ -8,9 +8,9 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterable
-from pathlib import Path
 from urllib.parse import unquote
 
+from wikisilver import paths
 from wikisilver.entities.rdf import RDF_TYPE, TURTLE_TERM, TurtleState, ontology_class
 from wikisilver.errors import InputError
 from wikisilver.wikitext import template_key
@@ -95,16 +95,16 @@ def load_infobox_mappings(directory: str) -> dict[str, tuple[str, ...]]:
     mappings that give no ontology class are left out; several classes are kept (conditional
     mappings), the first being the one used for typing.
     """
-    root = Path(directory)
-    if not root.is_dir():
+    if not paths.isdir(directory):
         raise InputError(directory, "infobox mapping directory not found")
     mappings: dict[str, tuple[str, ...]] = {}
-    for path in sorted(root.iterdir()):
-        m = _MAPPING_FILE.match(unquote(path.name))
+    for path in paths.listdir(directory):
+        m = _MAPPING_FILE.match(unquote(paths.basename(path)))
         if m is None:
             continue
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")
+            with paths.open_read(path) as handle:
+                text = handle.read().decode("utf-8", errors="replace")
         except OSError as err:
             raise InputError(str(path), f"cannot read mapping: {err.strerror or err}") from None
         if not text.strip():

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from wikisilver import paths
 from wikisilver.entities.rdf import open_text
 from wikisilver.errors import InputError
 from wikisilver.records import TargetInfo
@@ -47,7 +48,7 @@ def write_entity_table(rows: Iterable[EntityRow], path: str) -> int:
     if str(path).endswith(".parquet"):
         return _write_parquet(rows, path)
     count = 0
-    with open(path, "w", encoding="utf-8", newline="\n") as out:
+    with paths.open_text_write(path) as out:
         out.write("\t".join(ENTITY_COLUMNS) + "\n")
         for row in rows:
             aliases = ALIAS_SEPARATOR.join(_clean_cell(a) for a in row.aliases if ALIAS_SEPARATOR not in a)
@@ -59,11 +60,10 @@ def write_entity_table(rows: Iterable[EntityRow], path: str) -> int:
 
 def _write_parquet(rows: Iterable[EntityRow], path: str) -> int:
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     schema = pa.schema([(c, pa.string()) for c in ENTITY_COLUMNS[:-1]] + [("aliases", pa.list_(pa.string()))])
     count = 0
-    with pq.ParquetWriter(path, schema) as writer:
+    with paths.parquet_writer(path, schema) as writer:
         batch: list[EntityRow] = []
 
         def flush() -> None:
@@ -85,7 +85,7 @@ def _write_parquet(rows: Iterable[EntityRow], path: str) -> int:
 def read_entity_table(path: str) -> Iterator[EntityRow]:
     """Rows of an entity table written by :func:`write_entity_table` (TSV or Parquet)."""
     try:
-        with open(path, "rb") as probe:
+        with paths.open_read(path) as probe:
             magic = probe.read(4)
     except OSError as err:
         raise InputError(path, f"cannot open entity table: {err.strerror or err}") from None
@@ -109,10 +109,8 @@ def read_entity_table(path: str) -> Iterator[EntityRow]:
 
 
 def _read_parquet(path: str) -> Iterator[EntityRow]:
-    import pyarrow.parquet as pq
-
     try:
-        parquet = pq.ParquetFile(path)
+        parquet = paths.parquet_file(path)
     except Exception as err:  # pyarrow raises several unrelated types for a bad file
         raise InputError(path, f"unreadable Parquet entity table ({err})") from None
     missing = [c for c in ENTITY_COLUMNS if c not in parquet.schema_arrow.names]

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from wikisilver import paths
 from wikisilver.errors import InputError
 from wikisilver.files import open_binary
 from wikisilver.resources import mapping_path
@@ -62,8 +63,9 @@ class Ontology:
 # -- reading ontologies --------------------------------------------------------------------------
 
 
-def _rdf_format(path: Path) -> str:
-    name = path.name[: -len(path.suffix)] if path.suffix in (".bz2", ".gz") else path.name
+def _rdf_format(path: str) -> str:
+    base = Path(paths.basename(path))  # the file's name, local or gs://, s3://, …
+    name = base.name[: -len(base.suffix)] if base.suffix in (".bz2", ".gz") else base.name
     fmt = _RDF_FORMATS.get(Path(name).suffix.lower())
     if fmt is None:
         raise InputError(str(path), "unknown ontology format: expected .owl/.rdf (RDF/XML), .ttl, .nt or .n3, "
@@ -71,7 +73,7 @@ def _rdf_format(path: Path) -> str:
     return fmt
 
 
-def _parse_error(path: Path, error: Exception) -> InputError:
+def _parse_error(path: str, error: Exception) -> InputError:
     """rdflib's errors differ by parser; keep the line number where it gives one."""
     line = None
     if hasattr(error, "getLineNumber"):  # xml.sax.SAXParseException
@@ -99,12 +101,12 @@ def cache_dir() -> Path | None:
     return Path(base) / "wikisilver"
 
 
-def _cache_file(file: Path) -> tuple[Path | None, str]:
+def _cache_file(file: str) -> tuple[Path | None, str]:
     """The cache entry of the file and the file's SHA-256 (``(None, "")`` with the cache off)."""
     directory = cache_dir()
     if directory is None:
         return None, ""
-    with file.open("rb") as handle:
+    with paths.open_read(file) as handle:
         digest = hashlib.file_digest(handle, "sha256").hexdigest()
     return directory / f"ontology-v{_CACHE_VERSION}-{digest}.json", digest
 
@@ -143,10 +145,10 @@ def load_ontology(path: str) -> Ontology:
     :func:`cache_dir`, keyed by the SHA-256 of the file's bytes: the same file is parsed once per
     machine, an edited file is parsed again. ``WIKISILVER_CACHE_DIR=off`` turns the cache off.
     """
-    file = Path(path)
-    if not file.is_file():
+    file = paths.normalize(path)  # a local path or gs://, s3://, … (wikisilver.paths)
+    if not paths.isfile(file):
         raise InputError(path, "no such ontology file")
-    fmt = _rdf_format(file)
+    fmt = _rdf_format(path)
     try:
         cached, digest = _cache_file(file)
     except OSError as error:
@@ -179,7 +181,7 @@ def refuse_dtd(path: str) -> None:
             carry = window[-16:]
 
 
-def _parse_ontology(file: Path, fmt: str, path: str) -> Ontology:
+def _parse_ontology(file: str, fmt: str, path: str) -> Ontology:
     import rdflib  # slow to import; only needed when an ontology file is given
     from rdflib.namespace import OWL, RDF, RDFS
 

@@ -16,6 +16,7 @@ import html
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from wikisilver import paths
 from wikisilver.corpus.read import read_corpus_json
 from wikisilver.errors import InputError
 from wikisilver.report.plots import (
@@ -202,18 +203,21 @@ def render_report(
 
 def write_report(corpus: str | Path, out: str | Path | None = None, *, samples: int = 10,
                  top: int = 10, seed: int = 0) -> Path:
-    """Write the HTML report of ``corpus`` to ``out`` (default ``corpus/report.html``)."""
-    corpus = Path(corpus)
-    if not corpus.is_dir():
+    """Write the HTML report of ``corpus`` to ``out`` (default ``corpus/report.html``); either may
+    be on an object store (``gs://``, ``s3://``: wikisilver.paths)."""
+    corpus = paths.normalize(corpus) if paths.is_remote(corpus) else Path(corpus)
+    if not paths.isdir(corpus):
         raise InputError(str(corpus), "no such corpus directory")
     stats = read_corpus_json(corpus, "stats.json")
     manifest = read_corpus_json(corpus, "manifest.json")
     profile = profile_corpus(corpus, samples=samples, top=top, seed=seed)
     rejects = summarize_rejects(corpus, stats)
     document = render_report(stats, manifest, profile, rejects, corpus_name=str(corpus))
-    target = Path(out) if out is not None else corpus / "report.html"
+    target = out if out is not None else paths.join(corpus, "report.html")
+    target = target if paths.is_remote(target) else Path(target)
     try:
-        target.write_text(document, encoding="utf-8")
+        with paths.open_text_write(target, newline=None) as handle:
+            handle.write(document)
     except OSError as error:
-        raise InputError(str(target), f"cannot write the report ({error.strerror})") from None
+        raise InputError(str(target), f"cannot write the report ({error.strerror or error})") from None
     return target

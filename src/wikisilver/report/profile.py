@@ -7,6 +7,7 @@ Wikipedia's corpus never has to fit in memory; and the rejected pages by reason,
 
 from __future__ import annotations
 
+import io
 import json
 import random
 from collections import Counter
@@ -17,6 +18,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from wikisilver import paths
 from wikisilver.corpus.read import parquet_batches
 from wikisilver.errors import InputError
 
@@ -135,10 +137,10 @@ def _sample(batch: pa.RecordBatch, row: int) -> SampleSentence:
     )
 
 
-def _reject_records(corpus: Path) -> Iterator[tuple[Path, int, dict]]:
-    folder = corpus / "rejects"
-    for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
-        with open(path, encoding="utf-8") as handle:
+def _reject_records(corpus: str | Path) -> Iterator[tuple[str, int, dict]]:
+    folder = paths.join(corpus, "rejects")
+    for path in (p for p in paths.listdir(folder) if p.endswith(".jsonl")):
+        with io.TextIOWrapper(paths.open_read(path), encoding="utf-8") as handle:
             for number, line in enumerate(handle, 1):
                 if not line.strip():
                     continue
@@ -155,7 +157,7 @@ def summarize_rejects(corpus: str | Path, stats: Mapping) -> list[RejectSummary]
     """Rejected pages by reason: stats.json's counts joined with the records of ``rejects/``."""
     records: Counter[str] = Counter()
     examples: dict[str, dict] = {}
-    for _path, _number, record in _reject_records(Path(corpus)):
+    for _path, _number, record in _reject_records(corpus):
         reason = str(record.get("reason") or "unknown")
         records[reason] += 1
         examples.setdefault(reason, record)
