@@ -111,10 +111,14 @@ class EnglishProcessor(TextProcessor):
                     tags[first] = "NOUN"
         lemmatize = self._lemmatizer.lemmatize
         out = []
-        for word, tag in zip(words, tags):
+        for k, (word, tag) in enumerate(zip(words, tags)):
             upos, _, verb_form = tag.partition(":")
             lemma = lemmatize(word, upos)
-            out.append(("I" if lemma == "i" and upos == "PRON" else lemma, upos, verb_form))  # I, me, my: "I"
+            if upos in ("ADJ", "NUM") and lemma == word.lower() and k != first and word[:1].isupper():
+                lemma = word  # a proper adjective or a numeral keeps its case mid-sentence: Iranian, VI (as EWT)
+            elif lemma == "i" and upos == "PRON":
+                lemma = "I"  # I, me, my
+            out.append((lemma, upos, verb_form))
         return out
 
     def has_finite_verb(self, tokens: Sequence[str], annotations: Sequence[tuple[str, ...]]) -> bool:
