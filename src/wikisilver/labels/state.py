@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from wikisilver.records import EntitySpan
+from wikisilver.text.base import first_word
 
 UNK = "UNK"
 # Tokens that open a sentence without being its first word: quotes, brackets, list markers.
-_OPENING = frozenset({'"', "'", "“", "‘", "„", "«", "(", "[", "-", "–", "—", "*", "•"})
 
 
 class Tag(NamedTuple):
@@ -77,7 +77,7 @@ class SentenceState:
     def __post_init__(self) -> None:
         self.mentions = [None] * len(self.tokens)
         self.groups = [-1] * len(self.tokens)
-        self.first_word = next((k for k, t in enumerate(self.tokens) if t not in _OPENING), 0)
+        self.first_word = first_word(self.tokens)
 
     def fire(self, rule: str) -> None:
         self.counts[rule] += 1

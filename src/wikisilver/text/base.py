@@ -32,6 +32,18 @@ _GENERIC_TOKEN = regex.compile(
 _LINE = re.compile(r"[^\n]+")
 _PUNCT = re.compile(r"^[^\w\s]+$")
 _OPENERS = frozenset("\"'“„«‘([¿¡")
+# What may stand before a sentence's first word: quotes, brackets, dashes, bullets. The labeller's
+# sentence-initial rules and the English tagger's first-word decision look at the same token.
+OPENING = frozenset({'"', "'", "“", "‘", "„", "«", "(", "[", "-", "–", "—", "*", "•"})
+# URLs and e-mail addresses, one token each, for every language's token pattern (the e-mail's local
+# part is bounded: unbounded, "a.a.a…" made the pattern rescan the run at every position).
+URL_OR_EMAIL = (r"(?:https?://|www\.)[^\s<>\"]*[^\s<>\".,;:!?)\]'}]"
+                r"|[\w.+-]{1,64}@\w[\w-]*(?:\.\w[\w-]*)+")
+
+
+def first_word(tokens: Sequence[str]) -> int:
+    """The index of a sentence's first word: the first token that is not in :data:`OPENING` (0 if none)."""
+    return next((k for k, token in enumerate(tokens) if token not in OPENING), 0)
 FINITE_POS = frozenset({"VERB", "AUX"})
 
 

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from nltk.tokenize.punkt import PunktParameters
 
 from wikisilver.resources import mapping_path
-from wikisilver.text.base import TextProcessor
+from wikisilver.text.base import URL_OR_EMAIL, TextProcessor, first_word
 from wikisilver.text.fast_punkt import fast_punkt_splitter
 from wikisilver.text.punkt import read_punkt_params, train_punkt
 from wikisilver.text.tagger import PerceptronTagger, SuffixLemmatizer, load_model
@@ -51,8 +51,7 @@ def _token_pattern(always: Sequence[str], numeric: Sequence[str]) -> re.Pattern:
         # continue (no period, hyphen, apostrophe, @, :, /, + and no ",digit"); every other
         # alternative would give this very token, so the result is the same, only sooner.
         r"\w+(?![\w.@'’‐:/+-]|,\d)"
-        r"|(?:https?://|www\.)[^\s<>\"]*[^\s<>\".,;:!?)\]'}]"  # URL, minus trailing punctuation
-        r"|[\w.+-]{1,64}@\w[\w-]*(?:\.\w[\w-]*)+"  # e-mail address (local part bounded, as below: linear on "a.a.a…")
+        rf"|{URL_OR_EMAIL}"
         rf"|(?<!\w)(?:{alternation(always)})"  # curated abbreviations keep their period
         rf"|(?<!\w)(?:{alternation(numeric)})(?=\s*\d)"  # "No. 5", "p. 12"
         r"|(?<!\w)(?:[^\W\d_]\.){2,16}(?!\w)"  # initialisms: U.S., e.g., D.C. (bounded: each token would rescan a long run)
@@ -98,7 +97,7 @@ class EnglishProcessor(TextProcessor):
         ("Angolan-Nigerian relations …"), as a precision-first labeller wants."""
         words = [t.replace("’", "'") for t in tokens]
         tags = self._tagger.tag(words)
-        first = next((k for k, w in enumerate(words) if w not in _OPENING), 0)
+        first = first_word(words)
         if tags and words[first][:1].isupper() and not words[first].isupper():
             low = words[first].lower()
             if low not in self._lowercase_words:
@@ -147,8 +146,6 @@ class EnglishProcessor(TextProcessor):
 
 _SUBJECT_POS = frozenset({"NOUN", "PROPN", "PRON"})
 _AFTER_VERB = frozenset({"ADP", "DET", "ADV", "PRON", "NUM", "ADJ", "SCONJ"})
-# what may stand before the first word (as in the labeller: wikisilver.labels.state)
-_OPENING = frozenset({'"', "'", "“", "‘", "„", "«", "(", "[", "-", "–", "—", "*", "•"})
 # Punkt orthographic-context bit: the word was seen in lower case in the middle of a sentence.
 _ORTHO_MID_LC = 1 << 5
 

@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 
 from wikisilver.resources import mapping_path
-from wikisilver.text.base import TextProcessor
+from wikisilver.text.base import URL_OR_EMAIL, TextProcessor
 from wikisilver.text.tagger import PerceptronTagger, SuffixLemmatizer, load_model
 
 _LOWER = "a-záéíóöőúüűäëïöüçàèìòùâêîôûãõñ"
@@ -54,8 +54,7 @@ def _abbreviations() -> tuple[frozenset[str], frozenset[str]]:
 def _token_pattern(abbreviations: frozenset[str]) -> re.Pattern:
     alternation = "|".join(re.escape(a) for a in sorted(abbreviations, key=len, reverse=True))
     return re.compile(
-        r"(?:https?://|www\.)[^\s<>\"]*[^\s<>\".,;:!?)\]'}]"
-        r"|[\w.+-]{1,64}@\w[\w-]*(?:\.\w[\w-]*)+"
+        rf"{URL_OR_EMAIL}"
         rf"|(?<!\w)(?:{alternation})(?!\w)"  # stb. pl. Kr. e.
         r"|(?<!\w)[IVXLCDM]+\.(?=\s+\S)"  # Roman ordinal: "XX. század", "II. Rákóczi"
         rf"|\d+(?:[.,]\d+)*\.(?=\s+[{_LOWER}\d(–-])"  # ordinal: "2012. március", "15. század"
