@@ -144,7 +144,7 @@ def _manifest(config: BuildConfig, ontology, out: str, started: dt.datetime, pri
         "tool": "wikisilver",
         "version": __version__,
         "language": config.lang,
-        "dumps": [dump_record(p) for p in config.dumps],
+        "dumps": [dump_record(p, sha256.get(paths.absolute(p), "")) for p in config.dumps],
         "inputs": {
             "types": [record(p) for p in config.types],
             "entities": [record(p) for p in config.entities],

@@ -14,7 +14,6 @@ A job's life::
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import re
@@ -36,7 +35,7 @@ from wikisilver import paths
 from wikisilver.config import BuildConfig
 from wikisilver.engines import runner_name
 from wikisilver.errors import InputError, WikisilverError
-from wikisilver.fingerprint import digests, fingerprints
+from wikisilver.fingerprint import digest_of, digests, fingerprints
 from wikisilver.pipelines.common import NAMESPACE
 
 log = logging.getLogger(__name__)
@@ -108,8 +107,7 @@ def class_table(ontology_path: str | None):
 
 def sha256_of(path: str) -> str:
     """The SHA-256 of a file, as hex."""
-    with paths.open_read(path) as handle:
-        return hashlib.file_digest(handle, "sha256").hexdigest()
+    return digest_of(path, "sha256").removeprefix("sha256:")
 
 
 def input_record(path: str, sha256: str = "") -> dict:
@@ -117,9 +115,9 @@ def input_record(path: str, sha256: str = "") -> dict:
     return {"path": paths.absolute(path), "bytes": paths.size(path), "sha256": sha256 or sha256_of(path)}
 
 
-def dump_record(path: str) -> dict:
+def dump_record(path: str, sha256: str = "") -> dict:
     """:func:`input_record` of a dump, with what its ``<siteinfo>`` and its file name say."""
-    record = input_record(path)
+    record = input_record(path, sha256)
     try:
         site = dumplib.read_siteinfo(path)
         record.update(dbname=site.dbname, language=dumplib.dump_language(site), generator=site.generator)
