@@ -22,6 +22,7 @@ from wikisilver.dump.bz2blocks import find_magics
 from wikisilver.text import get_processor
 from wikisilver.wikitext import is_disambiguation, redirect_target, template_names
 from wikisilver.wikitext.markup import prepass
+from wikisilver.wikitext.templates import template_table
 
 DEMO_DUMP, DEMO_TYPES = demo_inputs()
 PROSE = "Ada Lovelace was an English mathematician who worked with Charles Babbage in London."
@@ -53,7 +54,7 @@ def build(*args: str, timeout: float = 180) -> subprocess.CompletedProcess:
 
 # Runs of what the page-level expressions match on; a few openers that start a partial match.
 UNITS = ["[", "]", "[[", "]]", "{", "}", "{{", "}}", " ", ":", "|", ".", "\n", "(", "a", "A", "[[a",
-         "{{ ", "#REDIRECT", "<nowiki>", "__", "'", "-", "@", "a."]
+         "{{ ", "#REDIRECT", "<nowiki>", "__", "'", "-", "@", "a.", "word {{abc}} "]
 _EN, _HU = get_processor("en"), get_processor("hu")
 
 
@@ -68,6 +69,7 @@ STEPS = {
     "template_names": template_names,
     "is_disambiguation": is_disambiguation,
     "prepass": lambda text: prepass(text, None),
+    "prepass, rendering templates": lambda text: prepass(text, None, template_table("en")),
     "sentences and tokens": _text_layer,
 }
 
@@ -94,6 +96,7 @@ def _best_time(step, text: str) -> float:
 @example(["{{ "])
 @example(["."])
 @example(["a."])
+@example(["word {{abc}} "])  # dropped templates on one long line: each looked back over the whole line
 def test_every_expression_that_sees_page_text_is_linear(units):
     """n and 8n characters of a repeated adversarial unit: 8n may cost a generous 24x, not the
     64x of a quadratic expression (or the 512x of the cubic ones this replaced)."""

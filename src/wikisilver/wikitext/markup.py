@@ -198,15 +198,18 @@ def _strip_templates(text: str, table: TemplateTable | None = None) -> str:
     spans.extend(unmatched)
     spans.sort()
     out: list[str] = []
+    line = _OutputLine()
     pos = 0
     for start, end in spans:
         if end <= pos:
             continue
         if start > pos:
             out.append(text[pos:start])
+            line.add(out[-1])
         pos = max(pos, end)
-        if table is not None and (start, end) in closed and _leaves_gap(text, start, end, out, table):
+        if table is not None and (start, end) in closed and _leaves_gap(text, start, end, line, table):
             out.append(f" {GAP} ")
+            line.add(out[-1])
     out.append(text[pos:])
     return "".join(out)
 
@@ -216,25 +219,46 @@ def _strip_templates(text: str, table: TemplateTable | None = None) -> str:
 _LINE_LEAD = " \t*#:;'"
 
 
-def _leaves_gap(text: str, start: int, end: int, out: list[str], table: TemplateTable) -> bool:
+class _OutputLine:
+    """What :func:`_leaves_gap` asks of the output line a dropped template stands on, kept as the
+    output grows, so that each piece is looked at once (linear in the page, however many templates
+    share one long line): its first character, its first two after leading white space, and
+    whether it holds anything but list markers, quotes and spaces."""
+
+    def __init__(self) -> None:
+        self.first, self.head, self.words = "", "", False
+
+    def add(self, piece: str) -> None:
+        cut = piece.rfind("\n")
+        if cut >= 0:
+            self.first, self.head, self.words = "", "", False
+            piece = piece[cut + 1:]
+        if not piece:
+            return
+        if not self.first:
+            self.first = piece[0]
+        if not self.head:
+            self.head = piece.lstrip()[:2]
+        elif len(self.head) == 1:
+            self.head += piece[0]
+        if not self.words:
+            self.words = bool(piece.strip(_LINE_LEAD))
+
+
+_SPACES = re.compile(r"[^\S\n]*")
+
+
+def _leaves_gap(text: str, start: int, end: int, line: _OutputLine, table: TemplateTable) -> bool:
     """A dropped template inside a line of prose that renders something: the text around it on
     its line (what is left of it) has words. Lines of tables ("|", "!") are never prose."""
     if text.startswith("{{{", start) or is_silent(text[start + 2:end - 2], table):
         return False
-    before = []
-    for piece in reversed(out):
-        cut = piece.rfind("\n")
-        before.append(piece[cut + 1:])
-        if cut >= 0:
-            break
-    line = "".join(reversed(before))
-    if line[:1] in ("|", "!") or line.lstrip()[:2] == "{|":
+    if line.first in ("|", "!") or line.head == "{|":
         return False
-    if line.strip(_LINE_LEAD):
+    if line.words:
         return True
-    line_end = text.find("\n", end)
-    after = text[end:line_end if line_end >= 0 else len(text)].lstrip()
-    return after[:1].isalnum()
+    after = _SPACES.match(text, end).end()
+    return text[after:after + 1].isalnum()
 
 
 _TABLE_LINE = re.compile(r"^[ \t:]*(\{\||\|\})", re.MULTILINE)
