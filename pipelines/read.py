@@ -27,7 +27,7 @@ STREAM_REASONS = frozenset({"truncated", "corrupt_stream"})
 def read_reject_counts(reject: PageReject) -> dict[str, int]:
     """A reject of the reader: a page read and rejected when it names a page; a stream error when
     the dump broke there, or when it names no page (bytes outside any page), not for one bad page."""
-    page = 1 if reject.page_id is not None or reject.title is not None else 0
+    page = int(dumplib.names_a_page(reject))
     stream = 1 if reject.reason in STREAM_REASONS or not page else 0
     return {"pages_read": page, f"pages_rejected.{reject.reason}": page, f"stream_errors.{reject.reason}": stream,
             "bytes_skipped": reject.bytes_skipped, "pages_unread_estimate": reject.pages_unread_estimate}
@@ -72,7 +72,7 @@ class _ReadFirstPages(_ReadDumpPart):
 
     def process(self, dumps: tuple[str, ...]) -> Iterator:
         records = (record for path in dumps for record in dumplib.iter_pages(path))
-        yield from super().process_records(dumplib.first_pages(records, self.max_pages))
+        yield from self.process_records(dumplib.first_pages(records, self.max_pages))
 
 
 class ReadPages(beam.PTransform):

@@ -13,7 +13,7 @@ A dump is read in layers, one module each:
   records, and a :class:`~wikisilver.records.PageReject` for every piece that cannot be read.
 """
 
-from wikisilver.dump.pages import first_pages, iter_pages, iter_pages_in_range
+from wikisilver.dump.pages import first_pages, iter_pages, iter_pages_in_range, names_a_page
 from wikisilver.dump.siteinfo import SiteInfo, check_dump, dump_language, read_siteinfo, wiki_date_from_name, wiki_namespaces
 from wikisilver.dump.streams import read_multistream_index, stream_ranges
 
@@ -23,6 +23,7 @@ __all__ = [
     "first_pages",
     "iter_pages",
     "iter_pages_in_range",
+    "names_a_page",
     "read_multistream_index",
     "read_siteinfo",
     "check_dump",

@@ -284,7 +284,9 @@ class _Unread:
     gap: Break
 
 
-def _names_a_page(record: Page | PageReject) -> bool:
+def names_a_page(record: Page | PageReject) -> bool:
+    """Whether a record stands for a page read: a page, or a reject that names one (by id or title);
+    a reject that names none is a stream error."""
     return isinstance(record, Page) or record.page_id is not None or record.title is not None
 
 
@@ -310,7 +312,7 @@ def _estimate_unread(records: Iterator[Page | PageReject | _Unread]) -> Iterator
             else:
                 held.append((record, seen))
             continue
-        seen += _names_a_page(record)
+        seen += names_a_page(record)
         yield record
     for unread, at in held:
         yield measured_after(unread, at)
@@ -328,11 +330,10 @@ def first_pages(records: Iterable[Page | PageReject], max_pages: int) -> Iterato
     read), so that a trial run's counts still add up; stream errors before it pass too."""
     read = 0
     for record in records:
-        if read >= max_pages:
-            return
-        if _names_a_page(record):
-            read += 1
+        read += names_a_page(record)
         yield record
+        if read >= max_pages:  # not one record more is read
+            return
 
 
 def iter_pages(path: str) -> Iterator[Page | PageReject]:

@@ -223,7 +223,5 @@ class Tagger:
     def tag_marginals(self, tokens: Sequence[str]) -> tuple[list[str], list[float]]:
         """IOB2 tags of the best sequence and, for each token, the marginal probability of its tag
         (over all label sequences, by forward-backward: how sure the model is of that token)."""
-        if not tokens:
-            return [], []
-        tags = list(self._tagger.tag(sentence_features(tokens, self.gazetteer)))
+        tags = self.tag(tokens)
         return tags, [self._tagger.marginal(tag, k) for k, tag in enumerate(tags)]
