@@ -536,6 +536,33 @@ def test_fragments_are_dropped_with_their_reason():
     assert result.counts["sentences_dropped_fragment.html"] == 1
 
 
+def test_unlinked_phrases_are_dropped_with_their_reason():
+    """Berlin (huwiki): lists of universities and radio stations whose unlinked entries are names the
+    capitalization test cannot see (``bbw-hochschule``, ``94'3 rs2``); a linked entry, a headed list
+    with a verb and a real sentence stay."""
+    from wikisilver.wikitext import clean_wikitext
+
+    text = clean_wikitext(
+        "Magánfőiskolák:\n* bbw-hochschule (bbw)\n* [[NASA]] és [[WorldCom]]\n\n"
+        "=== Magánrádiók ===\n* 105'5 Spreeradio\n* 94'3 rs2\n\n"
+        "A magyar sportolók közül aranyérmet nyertek:\n\n[[Berlin]] [[Németország]] fővárosa."
+    ).text
+    result = labeller("hu").label_article(article_from_clean(text, HU_TARGETS), HU_TARGETS)
+    written = [" ".join(s.tokens) for s in result.sentences]
+    assert "bbw-hochschule ( bbw )" not in written and "94 ' 3 rs2" not in written
+    assert "NASA és WorldCom" in written and "Berlin Németország fővárosa ." in written
+    assert "A magyar sportolók közül aranyérmet nyertek :" in written
+    assert result.counts["sentences_dropped_fragment.unlinked_phrase"] == 2
+
+
+def test_unlinked_phrase_in_english_only_without_a_verb_or_a_link():
+    result = label("Office of the President\n\nThe various accessories might include:\n\n"
+                   "Early life in [[Kentucky]]\n\nHe moved to [[Illinois]].")
+    written = [" ".join(s.tokens) for s in result.sentences]
+    assert written == ["The various accessories might include :", "Early life in Kentucky", "He moved to Illinois ."]
+    assert result.counts["sentences_dropped_fragment.unlinked_phrase"] == 1
+
+
 def test_template_gap_drops_the_sentence_with_its_reason():
     """Alaska's "at {{convert|663,268|sqmi|km2|0}}, over twice the size of [[Texas]]" renders; an
     unknown inline template, or a formula that does not read as text (Alkane's "the general
@@ -596,10 +623,10 @@ def test_god_and_religions_are_misc():
     assert ("god", "O") in tags(result, 1)
 
 
-def article_from_clean(text: str) -> Article:
-    """An Article of clean text whose links are found again by their anchors (the targets above)."""
+def article_from_clean(text: str, targets: dict = TARGETS) -> Article:
+    """An Article of clean text whose links are found again by their anchors (the titles of ``targets``)."""
     links = []
-    for title in TARGETS:
+    for title in targets:
         start = text.find(title)
         if start >= 0:
             links.append(Link(start, start + len(title), title, title))

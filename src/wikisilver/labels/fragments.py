@@ -4,12 +4,17 @@ Reference-list entries (``McCullough , David .``), HTML left over from broken ma
 (``< / div >``) and one-word pieces (``.``, ``ELSE``) are never written: the labeller drops them
 before it labels anything and counts each under its reason (``stats.json`` →
 ``sentences_dropped_fragment``). Low-quality flags (:mod:`~wikisilver.labels.quality`) are for
-real sentences that are fragments of prose; these are not prose.
+real sentences that are fragments of prose; these are not prose. One kind needs the labels and the
+tagger first, and is dropped after them: a bare phrase that no link explains
+(:func:`is_unlinked_phrase`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+
+from wikisilver.labels.quality import ends_like_a_sentence
+from wikisilver.text.base import TextProcessor
 
 # HTML and extension tag names whose markup may survive broken wikitext as text.
 _HTML_TAGS = frozenset({
@@ -64,3 +69,15 @@ def fragment_reason(tokens: Sequence[str]) -> str | None:
     if is_reference_entry(tokens):
         return "reference_entry"
     return None
+
+
+def is_unlinked_phrase(
+    tokens: Sequence[str], annotations: Sequence[tuple[str, ...]], processor: TextProcessor
+) -> bool:
+    """``bbw-hochschule (bbw)``, ``94'3 rs2``, ``Office of the President``: a line with neither a
+    sentence mark at its end nor a finite verb (a heading, a list entry, a caption). Asked only of a
+    sentence where no link stood and no entity was found: such lines are most often entries of
+    lists of names (universities, radio stations), and a name in one escapes the capitalization test
+    when it is written in lower case or digits, so its O labels cannot be trusted. A language
+    without a tagger never has one (:meth:`TextProcessor.has_finite_verb` says True)."""
+    return not ends_like_a_sentence(tokens) and not processor.has_finite_verb(tokens, annotations)

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from wikisilver.labels.aliases import GENERIC_CLASS, AliasIndex
-from wikisilver.labels.fragments import fragment_reason
+from wikisilver.labels.fragments import fragment_reason, is_unlinked_phrase
 from wikisilver.labels.language import LanguagePack
 from wikisilver.labels.quality import quality_reasons
 from wikisilver.labels.rules import nationality_words
@@ -121,6 +121,9 @@ class Labeller:
             labelled = self._label_sentence(article, index, state, sentence_links, targets, aliases, (s_start, s_end))
             if labelled is None:
                 counts["sentences_dropped_unk"] += 1
+                continue
+            if not (sentence_links or labelled.spans) and is_unlinked_phrase(tokens, state.annotations, self.processor):
+                counts["sentences_dropped_fragment.unlinked_phrase"] += 1
                 continue
             if labelled.low_quality:
                 counts["sentences_low_quality"] += 1

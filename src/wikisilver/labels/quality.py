@@ -6,6 +6,8 @@ A flagged sentence is kept with its reasons (``quality_reasons``), or dropped wi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from wikisilver.labels.language import LanguagePack
 from wikisilver.labels.registry import Rule, Stage, rule
 from wikisilver.labels.state import SentenceState
@@ -19,13 +21,18 @@ _FINAL_MARKS = (".", "!", "?", "।", "॥", "。", "！", "？", "։", "؟", "�
 _CLOSING_QUOTES = frozenset({'"', "'", "”", "’", "»", ")", "]"})
 
 
+def ends_like_a_sentence(tokens: Sequence[str]) -> bool:
+    """Whether the last token (before closing quotes) is ``.``, ``!``, ``?`` or another script's
+    sentence mark."""
+    end = tokens[-2] if tokens[-1] in _CLOSING_QUOTES and len(tokens) > 1 else tokens[-1]
+    return end in _FINAL_PUNCTUATION or end.endswith(_FINAL_MARKS)
+
+
 @rule("low_quality_no_final_punctuation", Stage.QUALITY)
 def low_quality_no_final_punctuation(state: SentenceState, processor: TextProcessor, pack: LanguagePack) -> bool:
     """``Early life in Kentucky`` (a heading, a list item, a caption): a sentence that does not end
     in ``.``, ``!``, ``?`` or another script's sentence mark, before closing quotes, is flagged."""
-    tokens = state.tokens
-    end = tokens[-2] if tokens[-1] in _CLOSING_QUOTES and len(tokens) > 1 else tokens[-1]
-    return end not in _FINAL_PUNCTUATION and not end.endswith(_FINAL_MARKS)
+    return not ends_like_a_sentence(state.tokens)
 
 
 @rule("low_quality_no_finite_verb", Stage.QUALITY)
