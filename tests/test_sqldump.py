@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from conftest import shared_file
 from wikisilver.errors import InputError
-from wikisilver.entities.mysqldump import SqlReadStats, iter_rows, table_columns
+from wikisilver.entities.mysqldump import PIECE, SqlReadStats, iter_rows, table_columns
 from wikisilver.entities.sql import (
     PageRow,
     RedirectRow,
@@ -151,6 +151,33 @@ def test_wrong_arity_rows_and_invalid_utf8_are_counted(tmp_path: Path) -> None:
     rows = list(iter_page_table(write(tmp_path, "page.sql", data), stats))
     assert len(rows) == 7 and stats.skipped_rows == 1
     assert stats.decode_errors == 1 and rows[0].title == "Kezd\ufffd"
+
+
+def test_bad_utf8_in_a_tuple_cut_by_a_piece_end_is_counted_once(tmp_path: Path) -> None:
+    """A long INSERT line is read in PIECE-byte pieces; a tuple cut by a piece's end is parsed
+    again with the next piece, and its invalid UTF-8 must still count (and warn) once."""
+    insert = "INSERT INTO `page` VALUES "
+    tuples = []
+    page_id = 100
+    line = insert
+    bad_at = PIECE - 30  # the bad tuple starts 30 bytes before the first piece ends
+    while len(line) < bad_at - 200:
+        page_id += 1
+        tuples.append(f"({page_id},0,'Lap_{page_id}',0,0,0.5,'20240101000000',NULL,1,10,'wikitext',NULL)")
+        line = insert + ",".join(tuples) + ","
+    pad = bad_at - len(line) - len("(1,0,'',0,0,0.5,'20240101000000',NULL,1,10,'wikitext',NULL),")
+    tuples.append(f"(1,0,'{'x' * pad}',0,0,0.5,'20240101000000',NULL,1,10,'wikitext',NULL)")
+    head = (insert + ",".join(tuples) + ",").encode()
+    assert len(head) == bad_at
+    bad = b"(2,0,'Kezd\xff',0,0,0.5,'20240101000000',NULL,1,10,'wikitext',NULL)"
+    # the bad value is whole in the first piece, the tuple it belongs to is not
+    assert len(head) + bad.index(b"',0,0") < PIECE < len(head) + len(bad)
+    data = CURRENT_PAGE.encode("utf-8") + head + bad + b",(3,0,'Utolso',0,0,0.5,'2024',NULL,1,10,'wikitext',NULL);\n"
+    stats = SqlReadStats()
+    rows = list(iter_page_table(write(tmp_path, "page.sql", data), stats))
+    assert [row.title for row in rows[-2:]] == ["Kezd\ufffd", "Utolso"]
+    assert len(rows) == 7 + len(tuples) + 2
+    assert stats.decode_errors == 1 and stats.warnings == 1 and stats.malformed_tuples == 0
 
 
 def test_not_a_sql_dump_is_an_input_error(tmp_path: Path) -> None:

@@ -173,14 +173,23 @@ class _Reader:
 
     def _tuple(self, buf: bytes, pos: int, keep: frozenset[int] | None, line_number: int) -> tuple[list, int] | None:
         """The values of the tuple whose '(' is just before ``pos``, and where it ends; None if it
-        does not parse (or does not end) within ``buf``."""
-        values: list = []
+        does not parse (or does not end) within ``buf``. Nothing is converted before the tuple is
+        whole: a tuple cut by a piece's end is parsed again, and must not count its bad UTF-8 twice."""
+        found: list[tuple] = []
         match_value = _VALUE.match
         while True:
             m = match_value(buf, pos)
             if m is None:
                 return None
-            raw, null, number, sep = m.groups()
+            found.append(m.groups())
+            pos = m.end()
+            if found[-1][3] == b")":
+                return self._values(found, keep, line_number), pos
+
+    def _values(self, found: list[tuple], keep: frozenset[int] | None, line_number: int) -> list:
+        """Python values of one whole tuple's matched values (None outside ``keep``)."""
+        values: list = []
+        for raw, null, number, _sep in found:
             if keep is not None and len(values) not in keep:
                 values.append(None)
             elif raw is not None:
@@ -191,9 +200,7 @@ class _Reader:
                 values.append(float(number))
             else:
                 values.append(int(number))
-            pos = m.end()
-            if sep == b")":
-                return values, pos
+        return values
 
     @staticmethod
     def _resync(buf: bytes, pos: int, line: _Line) -> tuple[bytes, int | None]:
