@@ -142,10 +142,13 @@ class _Reader:
         """
         stats, line_number = self.stats, line.number
         buf = buf.rstrip(b"\r\n") if line.done else buf
+        after_tuple = False
         while True:
             if len(buf) - pos < 2 and not line.done:
                 buf, pos = buf[pos:] + line.more(), 0
                 buf = buf.rstrip(b"\r\n") if line.done else buf
+            if after_tuple and buf[pos : pos + 1] == b",":  # the ',' may begin the next piece
+                pos += 1
             if buf[pos : pos + 1] != b"(":
                 tail = buf[pos:].strip()
                 if tail not in (b";", b"") or not line.done:
@@ -168,8 +171,7 @@ class _Reader:
             values, pos = parsed
             stats.rows += 1
             yield tuple(values)
-            if buf[pos : pos + 1] == b",":
-                pos += 1
+            after_tuple = True
 
     def _tuple(self, buf: bytes, pos: int, keep: frozenset[int] | None, line_number: int) -> tuple[list, int] | None:
         """The values of the tuple whose '(' is just before ``pos``, and where it ends; None if it
