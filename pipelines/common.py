@@ -46,3 +46,12 @@ def reject(record: PageReject) -> Iterator[beam.pvalue.TaggedOutput]:
     """A dead letter and its count, ``pages_rejected.<reason>``: ``yield from reject(...)``."""
     yield count(f"pages_rejected.{record.reason}")
     yield beam.pvalue.TaggedOutput(REJECTS, record)
+
+
+class OptionalInputs(beam.PTransform):
+    """A composite whose input, a NamedTuple of PCollections, holds None for a source the run does
+    not use: only the PCollections are inputs, so an unused source costs no stage at all."""
+
+    def _extract_input_pvalues(self, pvalueish):
+        pvalueish, inputs = super()._extract_input_pvalues(pvalueish)
+        return pvalueish, {tag: value for tag, value in inputs.items() if value is not None}

@@ -26,34 +26,30 @@ from wikisilver.entities import sql
 from wikisilver.entities.bloom import BloomFilter, filter_size, title_hash
 from wikisilver.entities.rdf import iter_instance_types
 from wikisilver.entities.table import read_entity_table
-from wikisilver.pipelines.common import counter
+from wikisilver.pipelines.common import OptionalInputs, counter
 from wikisilver.records import EntityType, PageFlags
 
 
 class WikiEvidence(NamedTuple):
-    """What the wiki says about its titles, each keyed by title."""
+    """What the wiki says about its titles, each keyed by title (None: a source the run lacks)."""
 
     flags: PCollection  # (title, PageFlags): its pages in the dump, disambiguation per page_props.sql
     redirects: PCollection  # (redirect title, target title): the dump's and redirect.sql's
-    infobox: PCollection  # (title, DBpedia class of its first mapped infobox)
-    langlinks: PCollection  # (title in the types' language, local title), from langlinks.sql
+    infobox: PCollection | None  # (title, DBpedia class of its first mapped infobox); --infobox-mappings
+    langlinks: PCollection | None  # (title in the types' language, local title), from langlinks.sql
 
 
 class Evidence(NamedTuple):
-    """All evidence for the typing join, keyed by title: the fields of ``TitleEvidence``."""
+    """All evidence for the typing join, keyed by title: the fields of ``TitleEvidence``. A source
+    the run does not use is None: it is left out of the join and costs the runner nothing."""
 
     flags: PCollection  # PageFlags
     aliases: PCollection  # alias titles: redirects, other-language titles, entity-table aliases
-    entities: PCollection  # EntityType rows of --entities tables
-    types: PCollection  # (DBpedia class, index of the --types file) of --types (in the dump's language)
-    sparql: PCollection  # DBpedia classes from the SPARQL endpoint
-    langlinks: PCollection  # (class, file index) of the title's equivalent in --types-lang
-    infobox: PCollection  # DBpedia class of the first mapped infobox
-
-
-def _none(pipeline, label: str) -> PCollection:
-    """The evidence of a source the run does not use."""
-    return pipeline | label >> beam.Create([])
+    entities: PCollection | None  # EntityType rows of --entities tables
+    types: PCollection | None  # (DBpedia class, index of the --types file) of --types (in the dump's language)
+    sparql: PCollection | None  # DBpedia classes from the SPARQL endpoint
+    langlinks: PCollection | None  # (class, file index) of the title's equivalent in --types-lang
+    infobox: PCollection | None  # DBpedia class of the first mapped infobox
 
 
 _SQL_READERS = {
@@ -96,7 +92,7 @@ def _langlinks_of_page(element, lang: str) -> Iterator[tuple[str, str]]:
             yield row.title, title
 
 
-class ReadWikiEvidence(beam.PTransform):
+class ReadWikiEvidence(OptionalInputs):
     """The dump's routed pages and the wiki's SQL tables -> :class:`WikiEvidence`.
 
     SQL rows name pages by id; ids are mapped to titles by the dump itself and, where given, by
@@ -136,8 +132,6 @@ class ReadWikiEvidence(beam.PTransform):
             if disambiguation is not None:
                 flags = (flags, disambiguation) | "AllFlags" >> beam.Flatten()
             langlinks = self._by_page(page_titles, pages, "langlinks", _langlinks_of_page, self.types_lang)
-        if langlinks is None:
-            langlinks = _none(page_titles.pipeline, "NoLanglinks")
         return WikiEvidence(flags, redirects, parsed.infobox_types, langlinks)
 
 
@@ -268,7 +262,7 @@ class SparqlTypes(beam.PTransform):
         )
 
 
-class GatherEvidence(beam.PTransform):
+class GatherEvidence(OptionalInputs):
     """:class:`WikiEvidence` -> :class:`Evidence`: the wiki's own evidence and the run's entity sources.
 
     ``requests`` chooses what is wanted. The build's (resolved link targets keyed by title, see
@@ -293,10 +287,7 @@ class GatherEvidence(beam.PTransform):
         pipeline = wiki.flags.pipeline
         aliases = [wiki.redirects | "AliasOfTarget" >> beam.Map(_swap)]
         types = self._types(pipeline, wiki) if self.types_files else None
-        # One empty PCollection stands for every source the run does not use (each would cost the
-        # runner a stage of its own): the wiki's langlinks when there is no langlinks.sql.
-        nothing = wiki.langlinks if not self.langlinks else _none(pipeline, "NoEvidence")
-        langlinks = nothing
+        langlinks = entities = sparql = None
         if types is not None and self.langlinks:
             langlinks = (
                 {"types": types, "local": wiki.langlinks}
@@ -304,7 +295,6 @@ class GatherEvidence(beam.PTransform):
                 | "CarryTypes" >> beam.FlatMap(_carried_classes)
             )
             aliases.append(wiki.langlinks | "LanglinkAliases" >> beam.Map(_swap))
-        entities = nothing
         if self.entity_tables:
             rows = (
                 pipeline
@@ -313,13 +303,12 @@ class GatherEvidence(beam.PTransform):
             )
             entities = rows.entities
             aliases.append(rows.aliases)
-        sparql = nothing
         if self.sparql is not None:
             asked = wiki.flags if self.requests is None else self.requests
             sparql = asked | "SparqlTypes" >> SparqlTypes(self.sparql)
         return Evidence(
             flags=wiki.flags, aliases=tuple(aliases) | "AllAliases" >> beam.Flatten(), entities=entities,
-            types=types if types is not None and self.types_direct else nothing,
+            types=types if self.types_direct else None,
             sparql=sparql, langlinks=langlinks, infobox=wiki.infobox,
         )
 

@@ -113,7 +113,7 @@ class Extracted(NamedTuple):
     redirects: PCollection  # (redirect title, target title)
     flags: PCollection  # (title, PageFlags) of every article, redirect and disambiguation page
     page_titles: PCollection  # (page id, title), to map the SQL tables' page ids
-    infobox_types: PCollection  # (title, DBpedia class of its first mapped infobox)
+    infobox_types: PCollection | None  # (title, DBpedia class of its first mapped infobox); None without mappings
     rejects: PCollection  # PageReject: pages over budget or that could not be parsed
     counts: PCollection  # dicts of counts for stats.json (skipped by reason, rejected by reason)
 
@@ -147,10 +147,9 @@ class ExtractArticles(beam.PTransform):
         cleaned = routed.articles | "Clean" >> beam.ParDo(
             _CleanArticle(options, self.progress_interval)
         ).with_outputs(REJECTS, COUNTS, main="articles")
+        infobox = None
         if self.infobox_dir:
             infobox = routed.articles | "Infobox" >> beam.ParDo(_InfoboxClass(self.infobox_dir, self.max_chars))
-        else:
-            infobox = pages.pipeline | "NoInfobox" >> beam.Create([])
         counted = (routed[COUNTS], cleaned[COUNTS]) | "ExtractCounts" >> beam.Flatten()
         rejects = (routed[REJECTS], cleaned[REJECTS]) | "ExtractRejects" >> beam.Flatten()
         return Extracted(cleaned.articles, routed.redirects, routed.flags, routed.page_titles,

@@ -212,29 +212,32 @@ def run_pipeline(
             raise PipelineFailed(f"the pipeline failed: {_root_cause(error)}") from None
 
 
-class _BeamErrors(logging.Filter):
-    """Beam logs a failing step as an ERROR with the worker's traceback before it raises; the
-    failure is reported once, as one line, so those records are dropped unless -v asked for them."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not (record.name.startswith("apache_beam") and record.levelno >= logging.ERROR)
-
-
 @contextmanager
-def beam_errors_hidden() -> Iterator[None]:
-    """While a job runs: Beam's ERROR records (a step's traceback) hidden, unless debug logging is on."""
-    if logging.getLogger().isEnabledFor(logging.DEBUG):
-        yield
-        return
-    hidden = _BeamErrors()
+def _beam_records_dropped(when: Callable[[logging.LogRecord], bool]) -> Iterator[None]:
+    """While inside: Beam's log records for which ``when`` holds are dropped by every root handler."""
+    def keep(record: logging.LogRecord) -> bool:
+        return not (record.name.startswith("apache_beam") and when(record))
+
     handlers = list(logging.getLogger().handlers)
     for handler in handlers:
-        handler.addFilter(hidden)
+        handler.addFilter(keep)
     try:
         yield
     finally:
         for handler in handlers:
-            handler.removeFilter(hidden)
+            handler.removeFilter(keep)
+
+
+@contextmanager
+def beam_errors_hidden() -> Iterator[None]:
+    """While a job runs: Beam's ERROR records hidden, unless debug logging is on. Beam logs a failing
+    step as an ERROR with the worker's traceback before it raises; the failure is reported once,
+    as one line."""
+    if logging.getLogger().isEnabledFor(logging.DEBUG):
+        yield
+        return
+    with _beam_records_dropped(lambda record: record.levelno >= logging.ERROR):
+        yield
 
 
 def _run(options: PipelineOptions, construct: Callable[[beam.Pipeline], None], progress_interval: float) -> None:
@@ -258,15 +261,6 @@ def _run(options: PipelineOptions, construct: Callable[[beam.Pipeline], None], p
         raise PipelineFailed(f"the pipeline ended in state {state}")
 
 
-class _QuietOnceInterrupted(logging.Filter):
-    def __init__(self, interrupted: threading.Event) -> None:
-        super().__init__()
-        self.interrupted = interrupted
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not (self.interrupted.is_set() and record.name.startswith("apache_beam"))
-
-
 @contextmanager
 def interruptible() -> Iterator[threading.Event]:
     """Ctrl-C during a job stops it with a plain KeyboardInterrupt, set in the event it yields.
@@ -285,17 +279,12 @@ def interruptible() -> Iterator[threading.Event]:
         interrupted.set()
         raise KeyboardInterrupt
 
-    quiet = _QuietOnceInterrupted(interrupted)
-    handlers = logging.getLogger().handlers
-    for handler in handlers:
-        handler.addFilter(quiet)
     previous = signal.signal(signal.SIGINT, on_sigint)
     try:
-        yield interrupted
+        with _beam_records_dropped(lambda record: interrupted.is_set()):
+            yield interrupted
     finally:
         signal.signal(signal.SIGINT, previous)
-        for handler in handlers:
-            handler.removeFilter(quiet)
 
 
 def local_runner_without_downloads(options: PipelineOptions) -> PipelineOptions:

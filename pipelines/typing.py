@@ -15,14 +15,15 @@ from apache_beam.pvalue import PCollection
 
 from wikisilver.entities.typing import TitleEvidence, Typing, type_title
 from wikisilver.ontology import ClassTag, Ontology
-from wikisilver.pipelines.common import COUNTS, counts
+from wikisilver.pipelines.common import COUNTS, OptionalInputs, counts
 from wikisilver.pipelines.evidence import Evidence
 from wikisilver.pipelines.redirects import ArticleTarget
 
 
 def _group_evidence(evidence: Evidence, requests: PCollection | None = None) -> PCollection:
-    """(title, groups) with one group per field of ``evidence`` (and the requests, if given)."""
-    groups = evidence._asdict()
+    """(title, groups) with one group per source of ``evidence`` the run uses (and the requests,
+    if given)."""
+    groups = {name: found for name, found in evidence._asdict().items() if found is not None}
     if requests is not None:
         groups["request"] = requests
     return groups | "GroupEvidence" >> beam.CoGroupByKey()
@@ -48,7 +49,7 @@ class _TypeTitle(beam.DoFn):
         self.class_table = dict(class_table)
 
     def typing_of(self, title: str, groups) -> Typing:
-        evidence = TitleEvidence(**{name: tuple(groups[name]) for name in Evidence._fields})
+        evidence = TitleEvidence(**{name: tuple(groups.get(name, ())) for name in Evidence._fields})
         return type_title(title, evidence, self.lang, self.ontology, self.class_table)
 
     def process(self, element) -> Iterator[tuple[str, object]]:
@@ -80,7 +81,7 @@ class _AnswerRequests(_TypeTitle):
                 yield article, ArticleTarget(written, info, own)
 
 
-class TypeEveryTitle(beam.PTransform):
+class TypeEveryTitle(OptionalInputs):
     """Evidence -> (title, TargetInfo) for every title any source knows (the entities job)."""
 
     def __init__(self, lang: str, ontology: Ontology, class_table: Mapping[str, ClassTag]) -> None:
@@ -98,7 +99,7 @@ class TypedTargets(NamedTuple):
     counts: PCollection  # dicts of counts for stats.json (typed titles by source and tag, conflicts)
 
 
-class TypeRequestedTitles(beam.PTransform):
+class TypeRequestedTitles(OptionalInputs):
     """Evidence and the build's requests -> :class:`TypedTargets`.
 
     ``requests``: resolved link targets keyed by title, valued (title as written, requests), see

@@ -147,6 +147,9 @@ def test_hf_features_describe_the_parquet_schema():
     assert wikisilver.HF_FEATURES["tokens"] == ["string"]
     assert wikisilver.HF_FEATURES["spans"] == [{"start": "int32", "end": "int32", "conll": "string",
                                                 "dbpedia_class": "string", "target": "string", "rule": "string"}]
+    # ner_tags as the corpus writes them: ClassLabel ids with the label names, not bare int64
+    names = ["O", "B-PER", "I-PER", "B-ORG", "I-ORG", "B-LOC", "I-LOC", "B-MISC", "I-MISC"]
+    assert wikisilver.HF_FEATURES["ner_tags"] == [{"class_label": {"names": names}}]
 
 
 def test_huggingface_datasets_loads_the_parquet_offline(corpus_dir, parquet_rows, tmp_path, monkeypatch):

@@ -102,6 +102,21 @@ def test_remote_files_read_seek_list_and_move(s3):
     assert objects(client, "layer/") == {}
 
 
+def test_remove_deletes_in_one_batch_without_an_exists_check_per_object(s3, monkeypatch):
+    _, client = s3
+    root = f"s3://{BUCKET}/removal"
+    for name in ("a.txt", "b/c.txt", "b/d.txt"):
+        client.put_object(Bucket=BUCKET, Key=f"removal/{name}", Body=b"x")
+    asked = []
+    real_exists = paths._exists
+    monkeypatch.setattr(paths, "_exists", lambda path: asked.append(path) or real_exists(path))
+    paths.remove([f"{root}/a.txt", f"{root}/missing.txt"])  # a missing object is fine
+    assert set(objects(client, "removal/")) == {"removal/b/c.txt", "removal/b/d.txt"}
+    paths.remove_tree(f"{root}/b")
+    assert objects(client, "removal/") == {}
+    assert asked == []
+
+
 def test_multistream_dump_read_by_ranges_from_s3(s3, tmp_path):
     from wikisilver import dump as dumplib
 

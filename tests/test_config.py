@@ -119,3 +119,15 @@ def test_bad_options_fail_with_one_clear_message(tmp_path):
 def test_none_means_not_given():
     assert resolve_build({"demo": True, "shards": None, "lang": None, "out": None}) == resolve_build({"demo": True})
     assert isinstance(resolve_build({"demo": True}), BuildConfig)
+
+
+def test_each_input_is_checked_once(monkeypatch):
+    from wikisilver import config as config_module
+
+    checked = []
+    real = config_module.check_file
+    monkeypatch.setattr(config_module, "check_file", lambda path: checked.append(path) or real(path))
+    resolve_build({"demo": True})
+    assert sorted(checked) == sorted([DEMO_DUMP, DEMO_TYPES])
+    with pytest.raises(InputError, match="no such file"):
+        resolve_build({"demo": True, "dumps": [DEMO_DUMP, DEMO_DUMP + ".missing"]})

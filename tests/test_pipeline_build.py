@@ -227,9 +227,11 @@ def test_articles_are_sent_only_the_targets_the_labeller_can_use(tmp_path):
             ("Mercury", ("Mercury", ((article, False),))), ("Danube", ("Danube", ((article, True),))),
             ("Nowhere", ("Nowhere", ((article, False),))),
         ])
-        empty = pipeline | "Nothing" >> beam.Create([])
+        redirects = pipeline | "NoRedirects" >> beam.Create([])
         config = BuildConfig(dumps=(), lang="en", out="", types=(str(types),))
-        evidence = WikiEvidence(flags, redirects=empty, infobox=empty, langlinks=empty) | GatherEvidence(config, requests)
+        # No infobox mappings, no langlinks.sql: those sources are None, not empty collections.
+        evidence = WikiEvidence(flags, redirects, infobox=None, langlinks=None) | GatherEvidence(config, requests)
+        assert (evidence.entities, evidence.sparql, evidence.langlinks, evidence.infobox) == (None,) * 4
         targets, _ = evidence | TypeRequestedTitles("en", ontology, table, requests)
         sent = targets | beam.Map(lambda kv: (kv[0], kv[1].written, kv[1].info.title,
                                               kv[1].info.entity.conll if kv[1].info.entity else None))

@@ -85,3 +85,34 @@ def test_cli_split(tmp_path, capsys):
     test = list(read_corpus(str(out / "test.tsv")))
     assert len(train) + len(test) == 180
     assert any(s.low_quality for s in train)
+
+
+def test_the_corpus_is_read_once_and_twice_with_a_budget(tmp_path):
+    source = tmp_path / "in.tsv"
+    with open(source, "w", encoding="utf-8") as handle:
+        write_tagged_tsv(handle, corpus())
+    opened = []
+
+    def read():
+        opened.append(1)
+        return read_corpus(str(source))
+
+    report = split_corpus(read, str(tmp_path / "a"), test_fraction=0.2, dev_fraction=0.2, fmt="conll2003")
+    assert len(opened) == 1
+    assert report.train_sentences + report.dev_sentences + report.test_sentences == 180
+    assert (tmp_path / "a" / "dev.conll").read_text(encoding="utf-8").count("-DOCSTART-") == report.dev_articles
+    opened.clear()
+    split_corpus(read, str(tmp_path / "b"), test_fraction=0.2, max_tokens=300)
+    assert len(opened) == 2
+
+
+def test_a_corpus_that_fails_midway_completes_no_side(tmp_path):
+    def read():
+        for number, sentence in enumerate(corpus()):
+            if number == 150:
+                raise InputError("in.tsv", "bad sentence", "line 900")
+            yield sentence
+
+    with pytest.raises(InputError, match="line 900"):
+        split_corpus(read, str(tmp_path), test_fraction=0.3, dev_fraction=0.2)
+    assert list(tmp_path.iterdir()) == []

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from conftest import shared_file
 from wikisilver.errors import InputError
-from wikisilver.entities.mysqldump import SqlReadStats, iter_rows, table_columns
+from wikisilver.entities.mysqldump import PIECE, SqlReadStats, iter_rows, table_columns
 from wikisilver.entities.sql import (
     PageRow,
     RedirectRow,
@@ -151,6 +151,49 @@ def test_wrong_arity_rows_and_invalid_utf8_are_counted(tmp_path: Path) -> None:
     rows = list(iter_page_table(write(tmp_path, "page.sql", data), stats))
     assert len(rows) == 7 and stats.skipped_rows == 1
     assert stats.decode_errors == 1 and rows[0].title == "Kezd\ufffd"
+
+
+def _page_tuples_up_to(offset: int) -> tuple[bytes, int]:
+    """The start of a long ``page`` INSERT line whose next tuple starts at byte ``offset``,
+    and how many tuples it holds."""
+    insert = "INSERT INTO `page` VALUES "
+    row = "({},0,'{}',0,0,0.5,'20240101000000',NULL,1,10,'wikitext',NULL)"
+    tuples: list[str] = []
+    while len(insert) + sum(len(t) + 1 for t in tuples) < offset - 200:
+        tuples.append(row.format(100 + len(tuples), f"Lap_{len(tuples)}"))
+    pad = offset - len(insert) - sum(len(t) + 1 for t in tuples) - len(row.format(1, "")) - 1
+    tuples.append(row.format(1, "x" * pad))
+    head = (insert + ",".join(tuples) + ",").encode()
+    assert len(head) == offset
+    return head, len(tuples)
+
+
+def test_bad_utf8_in_a_tuple_cut_by_a_piece_end_is_counted_once(tmp_path: Path) -> None:
+    """A long INSERT line is read in PIECE-byte pieces; a tuple cut by a piece's end is parsed
+    again with the next piece, and its invalid UTF-8 must still count (and warn) once."""
+    head, count = _page_tuples_up_to(PIECE - 30)
+    bad = b"(2,0,'Kezd\xff',0,0,0.5,'20240101000000',NULL,1,10,'wikitext',NULL)"
+    # the bad value is whole in the first piece, the tuple it belongs to is not
+    assert len(head) + bad.index(b"',0,0") < PIECE < len(head) + len(bad)
+    data = CURRENT_PAGE.encode("utf-8") + head + bad + b",(3,0,'Utolso',0,0,0.5,'2024',NULL,1,10,'wikitext',NULL);\n"
+    stats = SqlReadStats()
+    rows = list(iter_page_table(write(tmp_path, "page.sql", data), stats))
+    assert [row.title for row in rows[-2:]] == ["Kezd\ufffd", "Utolso"]
+    assert len(rows) == 7 + count + 2
+    assert stats.decode_errors == 1 and stats.warnings == 1 and stats.malformed_tuples == 0
+
+
+def test_a_tuple_ending_at_a_piece_end_keeps_the_rest_of_the_line(tmp_path: Path) -> None:
+    """When a tuple's ')' is the last byte of a piece, the ',' before the next tuple opens the next
+    piece: the rest of the line is read on, not dropped as unexpected text."""
+    last = b"(2,0,'Utolso_elotti',0,0,0.5,'20240101000000',NULL,1,10,'wikitext',NULL)"
+    head, count = _page_tuples_up_to(PIECE - len(last))
+    data = CURRENT_PAGE.encode("utf-8") + head + last + b",(3,0,'Utolso',0,0,0.5,'2024',NULL,1,10,'wikitext',NULL);\n"
+    stats = SqlReadStats()
+    rows = list(iter_page_table(write(tmp_path, "page.sql", data), stats))
+    assert [row.title for row in rows[-2:]] == ["Utolso elotti", "Utolso"]
+    assert len(rows) == 7 + count + 2
+    assert stats.malformed_lines == stats.warnings == 0
 
 
 def test_not_a_sql_dump_is_an_input_error(tmp_path: Path) -> None:

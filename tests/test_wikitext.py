@@ -515,6 +515,16 @@ def test_inline_templates_render_from_the_table() -> None:
     assert clean("Berlin {{Start date|1237|10|28}} óta város.", lang="hu").text == "Berlin 1237. október 28. óta város."
 
 
+def test_inline_templates_are_named_as_mediawiki_resolves_them() -> None:
+    """``{{Template:Convert|…}}``, ``{{subst:convert|…}}`` and ``{{Sablon:…}}`` are the templates
+    without the prefix (as infobox typing resolves them): rendered, or silent, the same."""
+    plain = clean("The lake is {{convert|25|ft|m}} deep.{{Citation needed|date=May 2020}}").text
+    assert plain == "The lake is 25 ft deep."
+    assert clean("The lake is {{Template:Convert|25|ft|m}} deep.{{Template:Citation needed|date=May 2020}}").text == plain
+    assert clean("The lake is {{subst:convert|25|ft|m}} deep.{{safesubst:Citation_needed|date=May 2020}}").text == plain
+    assert clean("Berlin {{Sablon:Start date|1237|10|28}} óta város.", lang="hu").text == "Berlin 1237. október 28. óta város."
+
+
 def test_block_layout_tags_never_reach_the_text() -> None:
     """Alkali metal: a <div> opened before a table and closed in a later paragraph."""
     text = 'is limited.\n\n<div style="float: right; margin: 1px; font-size:85%;">\n{| class="wikitable"\n|x\n|}\n\nMore.\n</div>\n\nEnd.'

@@ -30,7 +30,7 @@ import pyarrow as pa
 
 from wikisilver import paths
 from wikisilver.corpus import read
-from wikisilver.corpus.schema import SENTENCE_SCHEMA, hf_feature_dict
+from wikisilver.corpus.schema import hf_feature_dict
 from wikisilver.errors import WikisilverError
 from wikisilver.records import LabelledSentence
 
@@ -262,20 +262,24 @@ def evaluate(
 # --------------------------------------------------------------------------- Hugging Face datasets
 
 
-def _feature_description(kind: pa.DataType) -> str | list | dict:
-    """An Arrow type in the nested form ``datasets.Features`` reads: "dtype", [item], {field: …}."""
-    if pa.types.is_list(kind):
-        # A Python list (not Sequence): it stays list<item> for structs too, in datasets 2.x and 4.x.
-        return [_feature_description(kind.value_type)]
-    if pa.types.is_struct(kind):
-        return {field.name: _feature_description(field.type) for field in kind}
-    return str(kind)  # int32, int64, bool, string: the names datasets.Value takes
+def _plain(feature: dict | list) -> str | list | dict:
+    """A feature of :func:`~wikisilver.corpus.schema.hf_feature_dict` in the short nested form:
+    "dtype", [item], {field: …}, a ClassLabel as {"class_label": {"names": […]}} (as a card's YAML)."""
+    if isinstance(feature, list):
+        return [_plain(feature[0])]
+    kind = feature.get("_type")
+    if kind == "Value":
+        return feature["dtype"]
+    if kind == "Sequence":
+        return [_plain(feature["feature"])]
+    if kind == "ClassLabel":
+        return {"class_label": {"names": list(feature["names"])}}
+    return {name: _plain(inner) for name, inner in feature.items()}
 
 
-HF_FEATURES: dict[str, str | list | dict] = {
-    field.name: _feature_description(field.type) for field in SENTENCE_SCHEMA
-}
-"""Our Parquet schema as plain data: ``{"tokens": ["string"], "spans": [{"start": "int32", …}], …}``."""
+HF_FEATURES: dict[str, str | list | dict] = {name: _plain(feature) for name, feature in hf_feature_dict().items()}
+"""Our Parquet schema as plain data: ``{"tokens": ["string"], "spans": [{"start": "int32", …}], …,
+"ner_tags": [{"class_label": {"names": ["O", "B-PER", …]}}]}``."""
 
 
 def hf_features() -> datasets.Features:

@@ -292,12 +292,13 @@ def title_filter_capacity(dumps: tuple[str, ...]) -> int:
 
 
 def check_inputs(config: BuildConfig) -> None:
-    """Fail early with one clear line for a missing file or a bad option."""
+    """Fail early with one clear line for a missing file or a bad option (the dumps were checked,
+    file and header, before their ``<siteinfo>`` gave the language: :func:`_existing_dumps`)."""
     check_numbers(config)
     if config.multistream_index and len(config.multistream_index) != len(config.dumps):
         raise InputError(None, "give one --multistream-index per --dump, in the same order")
     sql = (*config.multistream_index, *config.page_sql, *config.redirect_sql, *config.page_props_sql, *config.langlinks_sql)
-    for path in (*config.dumps, *config.types, *config.entities, *sql, *(p for p in [config.ontology] if p)):
+    for path in (*config.types, *config.entities, *sql, *(p for p in [config.ontology] if p)):
         check_file(path)
     check_headers(config)
     if config.infobox_mappings and not paths.isdir(config.infobox_mappings):

@@ -301,7 +301,9 @@ def makedirs(path: str | os.PathLike) -> None:
 
 
 def remove(paths: Iterable[str]) -> None:
-    """Delete files (missing ones are fine)."""
+    """Delete files (missing ones are fine). Remote ones go in one batch without asking first
+    whether each exists (a round trip per object); only where the store refuses to delete is
+    it asked, and a refusal for an object that is not there is no error."""
     local, remote = [], []
     for path in map(normalize, paths):
         (remote if is_remote(path) else local).append(path)
@@ -311,9 +313,13 @@ def remove(paths: Iterable[str]) -> None:
         except FileNotFoundError:
             pass
     if remote:
-        present = [path for path in remote if _exists(path)]
-        if present:
-            _filesystems().delete(present)
+        from apache_beam.io.filesystem import BeamIOError
+
+        try:
+            _filesystems().delete(remote)
+        except BeamIOError as error:
+            if any(_exists(path) for path in error.exception_details or remote):
+                raise
 
 
 def remove_tree(path: str | os.PathLike) -> None:

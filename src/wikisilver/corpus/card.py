@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 import pyarrow as pa
 
-from wikisilver.corpus.schema import NER_LABELS, SENTENCE_SCHEMA, SOURCE_SCHEMA
+from wikisilver.corpus.schema import NER_LABELS, SENTENCE_SCHEMA, SOURCE_SCHEMA, hf_feature_dict
 from wikisilver.stats import unread_words
 
 LICENCE = "cc-by-sa-4.0"
@@ -54,7 +54,7 @@ def _front_matter(manifest: Mapping, stats: Mapping) -> list[str]:
         "tags:\n- wikipedia\n- silver-standard\n- wikisilver",
         "configs:\n- config_name: default\n  data_files:\n  - split: train\n    path: parquet/*.parquet",
         "dataset_info:\n  features:",
-        *[f"  - name: {name}\n    {_yaml_type(name)}" for name in _schema(manifest).names],
+        *[f"  - name: {name}\n    {_yaml_type(feature)}" for name, feature in hf_feature_dict(_schema(manifest)).items()],
         "---",
     ]
 
@@ -64,17 +64,18 @@ def _schema(manifest: Mapping) -> pa.Schema:
     return SOURCE_SCHEMA if (manifest.get("config") or {}).get("second_pass") else SENTENCE_SCHEMA
 
 
-def _yaml_type(name: str) -> str:
-    if name == "ner_tags":
-        labels = "\n".join(f"            '{i}': {label}" for i, label in enumerate(NER_LABELS))
-        return f"sequence:\n      class_label:\n        names:\n{labels}"
-    kind = SOURCE_SCHEMA.field(name).type
-    if str(kind).startswith("list<") and "struct" not in str(kind):
-        return f"sequence: {kind.value_type}"
-    if "struct" in str(kind):
-        fields = "\n".join(f"      - name: {f.name}\n        dtype: {f.type}" for f in kind.value_type)
+def _yaml_type(feature: dict | list) -> str:
+    """A feature of :func:`~wikisilver.corpus.schema.hf_feature_dict` as the card's YAML says it."""
+    if isinstance(feature, list):  # a list of structs
+        fields = "\n".join(f"      - name: {name}\n        dtype: {f['dtype']}" for name, f in feature[0].items())
         return f"list:\n{fields}"
-    return f"dtype: {kind}"
+    if feature["_type"] == "Value":
+        return f"dtype: {feature['dtype']}"
+    item = feature["feature"]  # a Sequence
+    if item["_type"] == "ClassLabel":
+        labels = "\n".join(f"            '{i}': {label}" for i, label in enumerate(item["names"]))
+        return f"sequence:\n      class_label:\n        names:\n{labels}"
+    return f"sequence: {item['dtype']}"
 
 
 def dataset_card(manifest: Mapping, stats: Mapping) -> str:

@@ -12,7 +12,6 @@ which is one object per file, is the exception).
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -322,25 +321,19 @@ def write_sentences(
         except ImportError:
             raise InputError(None, "the spacy format needs spaCy: pip install spacy") from None
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp")
-    try:
+    from wikisilver.corpus.write import atomic_path
+
+    with atomic_path(out) as tmp:
         if fmt == "spacy":
-            counts = write_spacy(tmp, sentences, tagset=tagset)
-        elif fmt == "parquet":
-            counts = _write_parquet(tmp, sentences)
-        else:
-            with open(tmp, "w", encoding="utf-8", newline="\n") as handle:
-                if fmt == "conll2003":
-                    counts = write_conll2003(handle, sentences, scheme=scheme, tagset=tagset)
-                elif fmt == "conllup":
-                    counts = write_conllup(handle, sentences, scheme=scheme, tagset=tagset)
-                else:
-                    counts = write_jsonl(handle, sentences, tagset=tagset)
-        os.replace(tmp, out)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    return counts
+            return write_spacy(tmp, sentences, tagset=tagset)
+        if fmt == "parquet":
+            return _write_parquet(tmp, sentences)
+        with open(tmp, "w", encoding="utf-8", newline="\n") as handle:
+            if fmt == "conll2003":
+                return write_conll2003(handle, sentences, scheme=scheme, tagset=tagset)
+            if fmt == "conllup":
+                return write_conllup(handle, sentences, scheme=scheme, tagset=tagset)
+            return write_jsonl(handle, sentences, tagset=tagset)
 
 
 TAGGED_FORMATS = {"tsv": ".tsv", "conll2003": ".conll", "conllup": ".conllup", "jsonl": ".jsonl",
@@ -355,17 +348,10 @@ def write_tagged(out: str | Path, fmt: str, sentences: Iterable[TaggedSentence])
     if fmt != "tsv":
         write_sentences(out, fmt, (labelled(sentence) for sentence in sentences))
         return
-    from wikisilver.corpus.write import write_tagged_tsv
+    from wikisilver.corpus.write import atomic_path, write_tagged_tsv
 
-    out = Path(out)
-    tmp = out.with_name(f".{out.name}.tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="\n") as handle:
-            write_tagged_tsv(handle, sentences)
-        os.replace(tmp, out)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    with atomic_path(out) as tmp, open(tmp, "w", encoding="utf-8", newline="\n") as handle:
+        write_tagged_tsv(handle, sentences)
 
 
 def _write_parquet(path: Path, sentences: Iterable[LabelledSentence]) -> tuple[int, int, int, int]:

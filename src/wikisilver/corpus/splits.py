@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import hashlib
 import os
+import queue
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
 
 from wikisilver.corpus.export import TAGGED_FORMATS, write_tagged
 from wikisilver.corpus.tags import TaggedSentence
@@ -107,7 +110,7 @@ def split_corpus(
     fmt: str = "tsv",
 ) -> SplitReport:
     """Write ``out_dir/train.EXT``, ``dev.EXT`` (with a ``dev_fraction``) and ``test.EXT`` in one of
-    :data:`SPLIT_FORMATS`; ``read`` opens the corpus (once per side, and once more for a budget)."""
+    :data:`SPLIT_FORMATS`; ``read`` opens the corpus (once, and once more before for a budget)."""
     if not 0.0 <= test_fraction < 1.0:
         raise InputError(None, f"--test-fraction must be in [0, 1), got {test_fraction}")
     if not 0.0 <= dev_fraction < 1.0 - test_fraction:
@@ -119,23 +122,88 @@ def split_corpus(
     fractions = {"train": 1.0 - test_fraction - dev_fraction, "test": test_fraction}
     if dev_fraction:
         fractions["dev"] = dev_fraction
-    selection = select_articles(read(), fractions, seed, max_tokens)
+    selection = select_articles(read(), fractions, seed, max_tokens) if max_tokens is not None else None
     os.makedirs(out_dir, exist_ok=True)
-    sides = {}
-    for side in (s for s in SIDES if s in fractions):
-        path = os.path.join(out_dir, side + SPLIT_FORMATS[fmt])
-        counts = [0, 0, set()]
+    paths = {side: os.path.join(out_dir, side + SPLIT_FORMATS[fmt]) for side in SIDES if side in fractions}
+    counts = {side: [0, 0, set()] for side in paths}
 
-        def of_side(side: str = side, counts: list = counts) -> Iterator[TaggedSentence]:
-            for sentence in read():
-                h = article_hash(_key(sentence), seed)
-                if side_of(h, test_fraction, dev_fraction) != side or (selection and h not in selection[side]):
-                    continue
-                counts[0] += 1
-                counts[1] += len(sentence.tokens)
-                counts[2].add(h)
-                yield sentence
+    def side_for(sentence: TaggedSentence) -> str | None:
+        h = article_hash(_key(sentence), seed)
+        side = side_of(h, test_fraction, dev_fraction)
+        if selection and h not in selection[side]:
+            return None
+        counts[side][0] += 1
+        counts[side][1] += len(sentence.tokens)
+        counts[side][2].add(h)
+        return side
 
-        write_tagged(path, fmt, of_side())
-        sides[side] = SideReport(path, counts[0], counts[1], len(counts[2]))
-    return SplitReport(sides)
+    _deal(read(), side_for, {side: partial(write_tagged, path, fmt) for side, path in paths.items()})
+    return SplitReport({side: SideReport(path, counts[side][0], counts[side][1], len(counts[side][2]))
+                        for side, path in paths.items()})
+
+
+_END, _ABORT = object(), object()
+
+
+class _Aborted(Exception):
+    """The reading or another side failed: a writer stops without completing its file."""
+
+
+class _Feed(queue.Queue):
+    """The sentences of one side, from the reading thread to the side's writer."""
+
+    def __init__(self) -> None:
+        super().__init__(maxsize=256)
+        self.ended = False
+
+    def __iter__(self) -> Iterator[TaggedSentence]:
+        while (item := self.get()) is not _END:
+            if item is _ABORT:
+                self.ended = True
+                raise _Aborted
+            yield item
+        self.ended = True
+
+
+def _deal(
+    sentences: Iterable[TaggedSentence], side_for: Callable[[TaggedSentence], str | None],
+    writers: dict[str, Callable[[Iterable[TaggedSentence]], object]],
+) -> None:
+    """Deal one pass over the corpus to the writers of the sides (a sentence whose side is None is
+    dropped). The writers pull their sentences, so each runs in a thread behind a bounded queue:
+    the corpus is read once, with a few hundred sentences per side in memory. If the reading or
+    a writer fails, no side's file is completed and the first error is raised."""
+    feeds = {side: _Feed() for side in writers}
+    errors: list[BaseException] = []
+
+    def work(side: str) -> None:
+        feed = feeds[side]
+        try:
+            writers[side](feed)
+        except _Aborted:
+            pass
+        except BaseException as error:  # noqa: BLE001 - raised again in the reading thread
+            errors.append(error)
+            while not feed.ended and feed.get() not in (_END, _ABORT):  # never block the reader
+                pass
+
+    threads = [threading.Thread(target=work, args=(side,), daemon=True) for side in writers]
+    for thread in threads:
+        thread.start()
+    end = _ABORT
+    try:
+        for sentence in sentences:
+            side = side_for(sentence)
+            if errors:
+                break
+            if side is not None:
+                feeds[side].put(sentence)
+        else:
+            end = _END
+    finally:
+        for feed in feeds.values():
+            feed.put(end)
+        for thread in threads:
+            thread.join()
+    if errors:
+        raise errors[0]

@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
@@ -195,14 +196,23 @@ def write_text_atomic(path: str | Path, text: str) -> None:
         except OSError as error:
             raise OutputError(str(path), f"cannot write: {error.strerror or error}") from None
         return
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp")
     try:
-        with open(tmp, "w", encoding="utf-8") as handle:
+        with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp, path)
     except OSError as error:
-        tmp.unlink(missing_ok=True)
         raise OutputError(str(path), f"cannot write: {error.strerror or error}") from None
+
+
+@contextmanager
+def atomic_path(path: str | Path) -> Iterator[Path]:
+    """A temporary name beside the local file ``path`` to write it under; renamed to ``path`` when
+    the block ends, removed if the block fails, so readers never see half a file."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)

@@ -142,10 +142,13 @@ class _Reader:
         """
         stats, line_number = self.stats, line.number
         buf = buf.rstrip(b"\r\n") if line.done else buf
+        after_tuple = False
         while True:
             if len(buf) - pos < 2 and not line.done:
                 buf, pos = buf[pos:] + line.more(), 0
                 buf = buf.rstrip(b"\r\n") if line.done else buf
+            if after_tuple and buf[pos : pos + 1] == b",":  # the ',' may begin the next piece
+                pos += 1
             if buf[pos : pos + 1] != b"(":
                 tail = buf[pos:].strip()
                 if tail not in (b";", b"") or not line.done:
@@ -168,19 +171,27 @@ class _Reader:
             values, pos = parsed
             stats.rows += 1
             yield tuple(values)
-            if buf[pos : pos + 1] == b",":
-                pos += 1
+            after_tuple = True
 
     def _tuple(self, buf: bytes, pos: int, keep: frozenset[int] | None, line_number: int) -> tuple[list, int] | None:
         """The values of the tuple whose '(' is just before ``pos``, and where it ends; None if it
-        does not parse (or does not end) within ``buf``."""
-        values: list = []
+        does not parse (or does not end) within ``buf``. Nothing is converted before the tuple is
+        whole: a tuple cut by a piece's end is parsed again, and must not count its bad UTF-8 twice."""
+        found: list[tuple] = []
         match_value = _VALUE.match
         while True:
             m = match_value(buf, pos)
             if m is None:
                 return None
-            raw, null, number, sep = m.groups()
+            found.append(m.groups())
+            pos = m.end()
+            if found[-1][3] == b")":
+                return self._values(found, keep, line_number), pos
+
+    def _values(self, found: list[tuple], keep: frozenset[int] | None, line_number: int) -> list:
+        """Python values of one whole tuple's matched values (None outside ``keep``)."""
+        values: list = []
+        for raw, null, number, _sep in found:
             if keep is not None and len(values) not in keep:
                 values.append(None)
             elif raw is not None:
@@ -191,9 +202,7 @@ class _Reader:
                 values.append(float(number))
             else:
                 values.append(int(number))
-            pos = m.end()
-            if sep == b")":
-                return values, pos
+        return values
 
     @staticmethod
     def _resync(buf: bytes, pos: int, line: _Line) -> tuple[bytes, int | None]:

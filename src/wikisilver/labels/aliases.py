@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from wikisilver.labels.language import LanguagePack
 from wikisilver.labels.registry import Rule, Stage, rule
-from wikisilver.labels.state import Mention, Tag
+from wikisilver.labels.state import Mention
 from wikisilver.records import Article, TargetInfo
 from wikisilver.resources import load_word_list
 from wikisilver.titles import drop_parenthetical
@@ -99,7 +99,7 @@ class AliasIndex:
             tokenize(name): Mention("O", "O", "", evidence_rule) for name, evidence_rule in (not_entities or {}).items()
         }
         function = function_words(pack.lang)
-        derived = Tag(pack.derived_tag, pack.derived_tag if pack.derived_tag == "O" else "MISC")
+        derived = pack.derived()
 
         def add(info: TargetInfo, anchor: Form, alias_rule: Rule) -> None:
             mention = Mention.of(pack.tag_of(info), alias_rule.name)

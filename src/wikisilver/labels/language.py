@@ -67,3 +67,8 @@ class LanguagePack:
         assert entity is not None
         conll = self.conll_of(entity)
         return Tag(conll, entity.dbpedia_class or conll, info.title)
+
+    def derived(self, target: str = "") -> Tag:
+        """What a word derived from a name is (``Turkish``, ``Chinese``): ``derived_tag`` (en MISC,
+        hu O), its class MISC where it is an entity."""
+        return Tag(self.derived_tag, self.derived_tag if self.derived_tag == "O" else "MISC", target)

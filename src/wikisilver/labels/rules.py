@@ -122,11 +122,6 @@ def nationality_words(lang: str) -> frozenset[str]:
     return words | plurals | load_word_list(lang, "religions.txt")
 
 
-def _derived(pack: LanguagePack, target: str) -> Tag:
-    """What a derived word is: the language's ``derived_tag`` (en MISC, hu O)."""
-    return Tag(pack.derived_tag, pack.derived_tag if pack.derived_tag == "O" else "MISC", target)
-
-
 @rule("nationality_word", Stage.LINK)
 def nationality_word_link(link: Link, info: TargetInfo | None, pack: LanguagePack) -> Tag | None:
     """``[[China|Chinese]] alchemy``, ``[[Greek language|Greek]]``, ``[[Ancient Egypt|ancient
@@ -136,7 +131,7 @@ def nationality_word_link(link: Link, info: TargetInfo | None, pack: LanguagePac
     as CoNLL-2003 annotates it; Hungarian O, Szeged guidelines)."""
     words = [w for w in link.anchor.split() if not w[:1].islower()]
     if len(words) == 1 and words[0].rstrip(".,;:!?)\"'") in nationality_words(pack.lang):
-        return _derived(pack, info.title if info is not None else link.target)
+        return pack.derived(info.title if info is not None else link.target)
     return None
 
 
@@ -197,8 +192,7 @@ def derived_word(link: Link, info: TargetInfo | None, pack: LanguagePack) -> Tag
     ending in one of the language's ``derived_suffixes`` is derived from the name: the language's
     ``derived_tag`` (English MISC; Hungarian O, as in the Szeged guidelines)."""
     if _typed(info) and pack.conll_of(info.entity) != "O" and _is_derived(link.anchor, info, pack):
-        tag = pack.derived_tag
-        return Tag(tag, tag if tag == "O" else "MISC", info.title)
+        return pack.derived(info.title)
     return None
 
 
@@ -317,7 +311,7 @@ def nationality_word_alone(state: SentenceState, k: int, pack: LanguagePack) -> 
         return None
     if k + 1 < len(tokens) and tokens[k + 1][:1].isupper():
         return None
-    return _derived(pack, "")
+    return pack.derived()
 
 
 @rule("sentence_initial_unk", Stage.TOKEN, needs_pos=True)

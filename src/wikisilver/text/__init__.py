@@ -25,11 +25,9 @@ def check_backend(backend: str) -> None:
     """Fail in one line, before any work, for a backend that :func:`get_processor` could not load:
     an unknown name, spaCy missing, or a spaCy pipeline that is neither installed nor a saved
     pipeline directory. (Nothing is loaded here: the workers load the pipeline.)"""
-    if backend == "builtin":
+    model = _spacy_pipeline(backend)
+    if model is None:
         return
-    if not backend.startswith("spacy:") or len(backend) == len("spacy:"):
-        raise InputError(None, f"unknown text backend {backend!r} (use 'builtin' or 'spacy:<pipeline name>')")
-    model = backend.split(":", 1)[1]
     if importlib.util.find_spec("spacy") is None:
         raise InputError(None, f"text backend {backend} needs spaCy: pip install spacy")
     if os.path.isdir(model):
@@ -41,22 +39,31 @@ def check_backend(backend: str) -> None:
                                " (or give the path of a pipeline saved with nlp.to_disk)")
 
 
+def _spacy_pipeline(backend: str) -> str | None:
+    """The spaCy pipeline a backend names (``spacy:<name or path>``), None for ``builtin``; an
+    InputError for anything else."""
+    if backend == "builtin":
+        return None
+    if not backend.startswith("spacy:") or len(backend) == len("spacy:"):
+        raise InputError(None, f"unknown text backend {backend!r} (use 'builtin' or 'spacy:<pipeline name>')")
+    return backend.split(":", 1)[1]
+
+
 @functools.lru_cache(maxsize=None)
 def get_processor(lang: str, backend: str = "builtin") -> TextProcessor:
     """The processor for ``lang`` (cached per (lang, backend))."""
-    if backend == "builtin":
-        if lang == "en":
-            from wikisilver.text.english import EnglishProcessor
+    model = _spacy_pipeline(backend)
+    if model is not None:
+        return SpacyProcessor(lang, model)
+    if lang == "en":
+        from wikisilver.text.english import EnglishProcessor
 
-            return EnglishProcessor()
-        if lang == "hu":
-            from wikisilver.text.hungarian import HungarianProcessor
+        return EnglishProcessor()
+    if lang == "hu":
+        from wikisilver.text.hungarian import HungarianProcessor
 
-            return HungarianProcessor()
-        return TextProcessor(lang)
-    if backend.startswith("spacy:") and len(backend) > len("spacy:"):
-        return SpacyProcessor(lang, backend.split(":", 1)[1])
-    raise InputError(None, f"unknown text backend {backend!r} (use 'builtin' or 'spacy:<pipeline name>')")
+        return HungarianProcessor()
+    return TextProcessor(lang)
 
 
 class SpacyProcessor(TextProcessor):

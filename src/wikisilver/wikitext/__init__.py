@@ -13,7 +13,8 @@
 
 from wikisilver.wikitext.clean import CleanText, clean_wikitext
 from wikisilver.wikitext.markup import WikitextBudgetError
-from wikisilver.wikitext.page import is_disambiguation, page_kind, redirect_target, template_key, template_names
+from wikisilver.wikitext.language import template_key
+from wikisilver.wikitext.page import is_disambiguation, page_kind, redirect_target, template_names
 
 __all__ = [
     "CleanText",

@@ -26,7 +26,7 @@ class Language:
 
     drop_prefixes: frozenset[str]  # lower-cased, "_" -> " "
     other_prefixes: frozenset[str]
-    disambiguation_templates: frozenset[str]  # template keys (see page.template_key), lower-cased
+    disambiguation_templates: frozenset[str]  # template keys (see template_key), lower-cased
     disambiguation_categories: frozenset[str]  # lower-cased
     redirect: re.Pattern[str]
     link_trail: re.Pattern[str] | None
@@ -42,6 +42,20 @@ def template_namespaces() -> frozenset[str]:
 def name_key(name: str) -> str:
     """A namespace, template or category name as compared: "_" = " ", one space, lower case."""
     return " ".join(name.replace("_", " ").split()).lower()
+
+
+def template_key(name: str) -> str:
+    """A template name as MediaWiki resolves it: no subst:, no Template: prefix, "_" = " "."""
+    name = " ".join(name.replace("_", " ").split())
+    lowered = name.lower()
+    for prefix in ("subst:", "safesubst:", "msgnw:", "msg:", "raw:"):
+        if lowered.startswith(prefix):
+            name = name[len(prefix):].lstrip()
+            lowered = name.lower()
+    head, colon, rest = name.partition(":")
+    if colon and name_key(head) in template_namespaces():
+        name = rest.strip()
+    return name[:1].upper() + name[1:]
 
 
 # Cached: every page of a wiki asks for the same data.

@@ -9,7 +9,7 @@ import re
 import time
 
 from wikisilver.titles import normalize_title
-from wikisilver.wikitext.language import language_data, name_key, template_namespaces
+from wikisilver.wikitext.language import language_data, name_key, template_key, template_namespaces
 from wikisilver.wikitext.markup import check_time
 
 # How many matches a long pass handles between two looks at the page's deadline.
@@ -30,20 +30,6 @@ def redirect_target(wikitext: str, lang: str = "en") -> str | None:
         return None
     target = normalize_title(html.unescape(match.group(1)))
     return target or None
-
-
-def template_key(name: str) -> str:
-    """A template name as MediaWiki resolves it: no subst:, no Template: prefix, "_" = " "."""
-    name = " ".join(name.replace("_", " ").split())
-    lowered = name.lower()
-    for prefix in ("subst:", "safesubst:", "msgnw:", "msg:", "raw:"):
-        if lowered.startswith(prefix):
-            name = name[len(prefix):].lstrip()
-            lowered = name.lower()
-    head, colon, rest = name.partition(":")
-    if colon and name_key(head) in template_namespaces():
-        name = rest.strip()
-    return name[:1].upper() + name[1:]
 
 
 def template_names(wikitext: str, deadline: float | None = None) -> list[str]:

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from wikisilver.resources import load_toml
-from wikisilver.wikitext.language import name_key
+from wikisilver.wikitext.language import name_key, template_key
 
 # What a dropped inline template or formula leaves in the text: one symbol token, removed again
 # by the labeller, which drops its sentence (``sentences_dropped_fragment.template_gap``).
@@ -61,12 +61,20 @@ def template_table(lang: str) -> TemplateTable:
 
 
 def template_name(body: str) -> str:
-    """The name key of a template from the text inside its braces (``convert|25|ft`` -> ``convert``;
-    a parser function ``formatnum:1234`` -> ``formatnum``)."""
-    head = body.split("|", 1)[0]
-    if ":" in head and not head.lstrip().startswith("#"):
-        head = head.split(":", 1)[0]
-    return name_key(head)
+    """The name key of a template from the text inside its braces, resolved as MediaWiki does
+    (:func:`~wikisilver.wikitext.language.template_key`: ``convert|25|ft``, ``Template:Convert|25|ft``
+    and ``subst:convert|25|ft`` -> ``convert``); a parser function ``formatnum:1234`` -> ``formatnum``."""
+    return _name_and_argument(body.split("|", 1)[0])[0]
+
+
+def _name_and_argument(head: str) -> tuple[str, str | None]:
+    """The name key of a template from the text before its first ``|``, and the argument of a
+    parser function (``formatnum:1234`` -> ``formatnum``, ``1234``; None for a template)."""
+    head = template_key(head)
+    if ":" in head and not head.startswith("#"):
+        name, argument = head.split(":", 1)
+        return name_key(name), argument
+    return name_key(head), None
 
 
 def is_silent(body: str, table: TemplateTable) -> bool:
@@ -102,11 +110,9 @@ def _params(body: str) -> tuple[list[str], dict[str, str]]:
             parts.append(body[start:i])
             start = i + 1
     parts.append(body[start:])
-    head = parts[0]
-    positional: list[str] = []
+    argument = _name_and_argument(parts[0])[1]
+    positional: list[str] = [] if argument is None else [argument]  # {{formatnum:1234}}
     named: dict[str, str] = {}
-    if ":" in head and not head.lstrip().startswith("#"):  # {{formatnum:1234}}
-        positional.append(head.split(":", 1)[1])
     for part in parts[1:]:
         key, eq, value = part.partition("=")
         if eq and "[" not in key and key.strip():
