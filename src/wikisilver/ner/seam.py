@@ -44,6 +44,12 @@ def load_model(spec: str):
     return load_crf(path)
 
 
+def known_forms(loaded) -> dict[tuple[str, ...], str] | None:
+    """What the corpus a loaded model learned from knows of each surface form (its majority type),
+    for the second pass's check; None when the model came without that table."""
+    return getattr(loaded, "known", None)
+
+
 def open_tagger(spec: str, loaded=None) -> MarginalTagger:
     """A tagger for ``spec``, on the model ``loaded`` by :func:`load_model` (loaded here if None)."""
     from wikisilver.ner.crf import Tagger
