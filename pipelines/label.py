@@ -59,7 +59,7 @@ def article_labeller(lang: str, text_backend: str, config: LabelConfig, second_p
     if second_pass is not None:
         spec, threshold = second_pass
         model = shared_model.acquire(lambda: seam.load_model(spec), tag=spec)
-        relabel = SecondPass(seam.open_tagger(spec, model), threshold)
+        relabel = SecondPass(seam.open_tagger(spec, model), threshold, seam.known_forms(model))
     return Labeller(lang, get_processor(lang, text_backend), config, relabel)
 
 

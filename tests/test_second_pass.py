@@ -19,8 +19,10 @@ from wikisilver.corpus.schema import SENTENCE_SCHEMA
 from wikisilver.corpus.tags import TaggedSentence
 from wikisilver.corpus.write import write_part
 from wikisilver.labels import Labeller
-from wikisilver.labels.second_pass import DISAGREES, LOW_CONFIDENCE, UNKNOWN_AS_O, SecondPass, decide
-from wikisilver.ner.crf import Tagger, train
+from wikisilver.labels.second_pass import (
+    DISAGREES, DISAGREES_KNOWN, LOW_CONFIDENCE, UNKNOWN_AS_O, UNKNOWN_FORM, SecondPass, decide,
+)
+from wikisilver.ner.crf import Tagger, load_model, mentions_path, train
 from wikisilver.ner.seam import MarginalTagger
 from wikisilver.text import get_processor
 
@@ -68,6 +70,44 @@ def test_decide_drops_when_unsure_on_an_unknown_token_only():
     assert decide(FIRST, "O O B-PER I-PER O B-LOC O O".split(), marginals, 0.9).kept
 
 
+def test_decide_keeps_only_forms_the_first_pass_knows_with_the_models_type():
+    tokens = "He met Mary Todd in Zorbaville again .".split()
+    predicted = "O O B-PER I-PER O B-LOC O O".split()
+    assert decide(FIRST, predicted, [0.99] * 8, 0.9, tokens, {("Zorbaville",): "LOC"}).spans == ((5, 6, "LOC"),)
+    assert decide(FIRST, predicted, [0.99] * 8, 0.9, tokens, {("Zorbaville",): "ORG"}).reason == DISAGREES_KNOWN
+    # Known only as part of a longer name, or not at all: the model guesses, dropped.
+    known = {("Zorbaville", "Castle"): "LOC", ("Mary", "Todd"): "PER"}
+    assert decide(FIRST, predicted, [0.99] * 8, 0.9, tokens, known).reason == UNKNOWN_FORM
+    # The links' spans need no entry: only the spans the model puts on UNK tokens are looked up.
+    assert decide(FIRST, predicted, [0.99] * 8, 0.9, tokens, {("Zorbaville",): "LOC"}).kept
+    # Without a table (a model trained by an older version, a plugged-in tagger without one): no check.
+    assert decide(FIRST, predicted, [0.99] * 8, 0.9, tokens, None).kept
+    # The check comes after the others: an unsure model is still dropped for that.
+    assert decide(FIRST, predicted, [0.5] * 8, 0.9, tokens, {}).reason == LOW_CONFIDENCE
+
+
+def test_train_writes_the_mentions_table_and_loading_it_gives_each_form_its_majority_type(tmp_path):
+    def sentence(text: str, tags: str) -> TaggedSentence:
+        return TaggedSentence(tuple(text.split()), tuple(tags.split()))
+
+    sentences = [sentence("Ann lives in Paris .", "B-PER O O B-LOC O")] * 3 + [
+        sentence("Paris Hilton sang .", "B-PER I-PER O O"), sentence("Paris smiled .", "B-PER O O"),
+        sentence("Jordan is near Jordan .", "B-PER O O B-LOC O")]
+    model = str(tmp_path / "m.crfsuite")
+    train(sentences, model)
+    assert "LOC\tParis\t3" in Path(mentions_path(model)).read_text(encoding="utf-8")
+    known = load_model(model).known
+    assert known[("Paris",)] == "LOC" and known[("Paris", "Hilton")] == "PER" and known[("Ann",)] == "PER"
+    assert ("Jordan",) not in known  # once PER, once LOC: the first pass does not know which
+    # The table follows the model when both are moved together (the meta file names it relatively).
+    moved = tmp_path / "moved"
+    moved.mkdir()
+    for name in ("m.crfsuite", "m.crfsuite.meta.json", "m.crfsuite.mentions.tsv"):
+        (moved / name).write_bytes((tmp_path / name).read_bytes())
+    (tmp_path / "m.crfsuite.mentions.tsv").unlink()
+    assert load_model(str(moved / "m.crfsuite")).known == known
+
+
 def label(second_pass: SecondPass | None):
     labeller = Labeller("en", get_processor("en"), second_pass=second_pass)
     return labeller.label_article(article(MARKUP), TARGETS)
@@ -91,6 +131,8 @@ def test_labeller_counts_why_a_sentence_stays_dropped():
     other = label(SecondPass(Scripted("O O B-ORG I-ORG O B-LOC O O")))
     assert not other.sentences and other.counts["second_pass.dropped.disagrees"] == 1
     assert other.counts["sentences_dropped_unk"] == 1
+    unseen = label(SecondPass(Scripted("O O B-PER I-PER O B-LOC O O"), known={("Mary", "Todd"): "PER"}))
+    assert not unseen.sentences and unseen.counts["second_pass.dropped.unknown_form"] == 1
 
 
 def test_crf_gives_marginals_of_its_own_tags(tmp_path):

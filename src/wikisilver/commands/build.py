@@ -79,8 +79,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="switch a labelling rule off (repeatable; names as in stats.json rules_fired)")
     tuning.add_argument("--second-pass", metavar="MODEL",
                         help="label what the rules leave UNK with MODEL (a `wikisilver train` model of a "
-                             "first-pass corpus) and keep a dropped sentence when the model is sure and "
-                             "agrees with the links; kept ones have source=second_pass (docs/labelling.md)")
+                             "first-pass corpus) and keep a dropped sentence when the model is sure, agrees "
+                             "with the links and gives each UNK name the type the first-pass corpus knows it "
+                             "by (MODEL.mentions.tsv); kept ones have source=second_pass (docs/labelling.md)")
     tuning.add_argument("--second-pass-threshold", type=float, metavar="P",
                         help="the model's marginal probability every UNK token must reach (default 0.9)")
     tuning.add_argument("--redirect-hops", type=int, help="redirect chain rounds to follow (default 3)")

@@ -16,7 +16,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--corpus", action="append", required=True, metavar="PATH",
                         help="corpus file or directory (repeatable); format from the extensions")
     parser.add_argument("--format", choices=FORMATS, help="format of every corpus file")
-    parser.add_argument("--model", required=True, metavar="PATH", help="model file to write")
+    parser.add_argument("--model", required=True, metavar="PATH",
+                        help="model file to write (and PATH.meta.json, PATH.mentions.tsv: the training "
+                             "mentions, for build --second-pass)")
     parser.add_argument("--max-tokens", type=int, metavar="N", help="train on the first N tokens")
     parser.add_argument("--exclude-low-quality", action="store_true",
                         help="leave out sentences our pipeline flagged low_quality")

@@ -8,7 +8,7 @@ count) and used by :mod:`wikisilver.ner.features` as gazetteer features.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from wikisilver.corpus.tags import TaggedSentence, iob_to_spans
@@ -61,10 +61,8 @@ def write_gazetteer(path: str, counts: Counter[tuple[str, str]], min_count: int 
     return len(rows)
 
 
-def load_gazetteer(path: str, min_count: int = 1) -> Gazetteer:
-    """Read a gazetteer TSV (``#`` lines are comments)."""
-    entries: dict[tuple[str, ...], set[str]] = {}
-    max_length = 0
+def _rows(path: str, min_count: int = 1) -> Iterator[tuple[str, tuple[str, ...], int]]:
+    """``(type, surface tokens, count)`` of each row of a gazetteer TSV (``#`` lines are comments)."""
     try:
         handle = open(path, encoding="utf-8")
     except OSError as error:
@@ -77,13 +75,33 @@ def load_gazetteer(path: str, min_count: int = 1) -> Gazetteer:
             cells = line.split("\t")
             if len(cells) != 3 or not cells[2].isdigit():
                 raise InputError(path, "expected type<TAB>surface<TAB>count", f"line {line_no}")
-            if int(cells[2]) < min_count:
-                continue
-            key = tuple(cells[1].split(" "))
-            entries.setdefault(key, set()).add(cells[0])
-            max_length = max(max_length, len(key))
+            if int(cells[2]) >= min_count:
+                yield cells[0], tuple(cells[1].split(" ")), int(cells[2])
+
+
+def load_gazetteer(path: str, min_count: int = 1) -> Gazetteer:
+    """Read a gazetteer TSV (``#`` lines are comments)."""
+    entries: dict[tuple[str, ...], set[str]] = {}
+    max_length = 0
+    for kind, key, _count in _rows(path, min_count):
+        entries.setdefault(key, set()).add(kind)
+        max_length = max(max_length, len(key))
     return Gazetteer(
         entries={key: frozenset(kinds) for key, kinds in entries.items()},
         max_length=max_length,
         path=path,
     )
+
+
+def majority_types(path: str) -> dict[tuple[str, ...], str]:
+    """Surface form -> the type most of its mentions in a gazetteer TSV have (ties: none is the
+    majority, the form is left out)."""
+    counts: dict[tuple[str, ...], Counter[str]] = {}
+    for kind, key, count in _rows(path):
+        counts.setdefault(key, Counter())[kind] += count
+    majority = {}
+    for key, kinds in counts.items():
+        (top, n), *rest = kinds.most_common(2)
+        if not rest or rest[0][1] < n:
+            majority[key] = top
+    return majority

@@ -12,7 +12,12 @@ O from the rules) and left others UNK. The model tags the whole sentence; the se
 * the model puts every UNK token in an entity — else ``unknown_as_o``. An UNK token is a name the
   rules could not explain (a capitalized word, a link to an untyped article); a model trained on
   the first pass misses names more than it invents them, and a sentence kept with such a token as
-  O teaches the next model to miss it (measured in docs/labelling.md).
+  O teaches the next model to miss it (measured in docs/labelling.md);
+* with the table of what the first pass knows (``known``: surface form -> the majority type of its
+  mentions in the corpus the model was trained on), every span the model puts on UNK tokens is a
+  known form and the model gives it that type — else ``unknown_form`` (the first pass never saw
+  it as a name: the model guesses, and its guesses on forms it never saw are wrong one time in
+  three) or ``disagrees_known`` (the first pass knows it as another type).
 
 The UNK tokens then take the model's spans (rule ``second_pass``, the generic DBpedia class of
 their type). The decision is pure (:func:`decide`); the labeller applies it to its sentence state.
@@ -20,7 +25,7 @@ their type). The decision is pure (:func:`decide`); the labeller applies it to i
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from wikisilver.corpus.tags import iob_to_spans
@@ -32,6 +37,7 @@ RULE = "second_pass"
 SOURCE = "second_pass"
 # Reasons a sentence stays dropped (stats.json second_pass.dropped).
 DISAGREES, LOW_CONFIDENCE, UNKNOWN_AS_O = "disagrees", "low_confidence", "unknown_as_o"
+UNKNOWN_FORM, DISAGREES_KNOWN = "unknown_form", "disagrees_known"
 
 
 @dataclass(frozen=True)
@@ -48,10 +54,12 @@ class Decision:
 
 
 def decide(
-    first_pass: Sequence[str], predicted: Sequence[str], marginals: Sequence[float], threshold: float
+    first_pass: Sequence[str], predicted: Sequence[str], marginals: Sequence[float], threshold: float,
+    tokens: Sequence[str] = (), known: Mapping[tuple[str, ...], str] | None = None,
 ) -> Decision:
     """The decision for one sentence: ``first_pass`` its IOB2 tags after the rules (``B-UNK``/``I-UNK``
-    on UNK tokens), ``predicted`` the model's IOB2 tags, ``marginals`` the model's probability of each."""
+    on UNK tokens), ``predicted`` the model's IOB2 tags, ``marginals`` the model's probability of each;
+    ``known`` (with the sentence's ``tokens``): surface form -> the type the first pass knows it as."""
     unknown = [tag.endswith(UNK) for tag in first_pass]
     known_spans = {span for span in iob_to_spans(first_pass) if span[2] != UNK}
     model_spans = iob_to_spans(predicted)
@@ -69,17 +77,25 @@ def decide(
         return Decision(reason=LOW_CONFIDENCE)
     if any(u and tag == "O" for u, tag in zip(unknown, predicted)):
         return Decision(reason=UNKNOWN_AS_O)
+    if known is not None:
+        kinds = [known.get(tuple(tokens[start:end])) for start, end, _ in recovered]
+        if None in kinds:
+            return Decision(reason=UNKNOWN_FORM)
+        if any(kind != span[2] for kind, span in zip(kinds, recovered)):
+            return Decision(reason=DISAGREES_KNOWN)
     return Decision(spans=tuple(recovered))
 
 
 class SecondPass:
-    """A model and the threshold its marginals must reach; :meth:`label` is :func:`decide` with the
-    model's tags of the sentence."""
+    """A model, the threshold its marginals must reach and what the first pass knows of surface
+    forms (None: no such check); :meth:`label` is :func:`decide` with the model's tags of the sentence."""
 
-    def __init__(self, tagger: MarginalTagger, threshold: float = DEFAULT_THRESHOLD) -> None:
+    def __init__(self, tagger: MarginalTagger, threshold: float = DEFAULT_THRESHOLD,
+                 known: Mapping[tuple[str, ...], str] | None = None) -> None:
         self.tagger = tagger
         self.threshold = threshold
+        self.known = known
 
     def label(self, tokens: Sequence[str], first_pass: Sequence[str]) -> Decision:
         predicted, marginals = self.tagger.tag_marginals(tokens)
-        return decide(first_pass, predicted, marginals, self.threshold)
+        return decide(first_pass, predicted, marginals, self.threshold, tokens, self.known)

@@ -10,10 +10,11 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from wikisilver.corpus.gazetteers import Gazetteer, load_gazetteer
+from wikisilver.corpus.gazetteers import Gazetteer, count_surfaces, load_gazetteer, majority_types, write_gazetteer
 from wikisilver.corpus.tags import TaggedSentence
 from wikisilver.errors import InputError
 from wikisilver.ner.features import FEATURES_VERSION, sentence_features
@@ -37,6 +38,17 @@ class TrainReport:
 
 def _meta_path(model_path: str) -> str:
     return model_path + ".meta.json"
+
+
+def mentions_path(model_path: str) -> str:
+    """The table of the training corpus's mentions beside a model (``type<TAB>surface<TAB>count``):
+    what the corpus the model learned from knows of each surface form (the second pass's check)."""
+    return model_path + ".mentions.tsv"
+
+
+# The most frequent surface forms of the training corpus that the mentions table keeps: a bound on
+# what a worker of the second pass holds (about 40 MB for 200,000 forms), whatever the corpus size.
+MAX_MENTIONS = 200_000
 
 
 def train(
@@ -71,6 +83,7 @@ def train(
         gazetteer_path = gazetteer.path
     trainer = _trainer(pycrfsuite, progress, progress_every, max_iterations)
     n_sentences = n_tokens = skipped = skipped_second = 0
+    mentions: Counter[tuple[str, str]] = Counter()
     started = time.perf_counter()
     for sentence in sentences:
         if exclude_low_quality and sentence.low_quality:
@@ -86,6 +99,7 @@ def train(
         trainer.append(sentence_features(sentence.tokens, gazetteer), list(sentence.tags))
         n_sentences += 1
         n_tokens += len(sentence.tokens)
+        mentions.update(count_surfaces((sentence,)))
     if n_sentences == 0:
         raise InputError(None, "no training sentences (empty corpus, or all low-quality / over budget)")
     feature_seconds = time.perf_counter() - started
@@ -111,11 +125,13 @@ def train(
     reader.open(model_path)
     labels = tuple(sorted(reader.labels()))
     reader.close()
+    write_gazetteer(mentions_path(model_path), Counter(dict(mentions.most_common(MAX_MENTIONS))))
     with open(_meta_path(model_path), "w", encoding="utf-8") as handle:
         json.dump(
             {
                 "features_version": FEATURES_VERSION,
                 "gazetteer": gazetteer_path,
+                "mentions": os.path.basename(mentions_path(model_path)),
                 "tagset": tagset,
                 "sentences": n_sentences,
                 "tokens": n_tokens,
@@ -160,10 +176,14 @@ def _trainer(pycrfsuite, progress: Callable[[str], None] | None, every: int, max
 class LoadedModel:
     """A model file read into memory, with its gazetteer and tagset: what one worker process keeps
     once and lends to every :class:`Tagger` it opens (a plain class, so that Beam's
-    ``shared.Shared`` can hold a weak reference to it)."""
+    ``shared.Shared`` can hold a weak reference to it). ``known``: surface form -> the majority type
+    of its mentions in the training corpus (:func:`mentions_path`; None for a model trained without
+    the table)."""
 
-    def __init__(self, path: str, data: bytes, gazetteer: Gazetteer | None, tagset: str) -> None:
+    def __init__(self, path: str, data: bytes, gazetteer: Gazetteer | None, tagset: str,
+                 known: dict[tuple[str, ...], str] | None = None) -> None:
         self.path, self.data, self.gazetteer, self.tagset = path, data, gazetteer, tagset
+        self.known = known
 
 
 def load_model(model_path: str, gazetteer: Gazetteer | str | None = None) -> LoadedModel:
@@ -183,9 +203,12 @@ def load_model(model_path: str, gazetteer: Gazetteer | str | None = None) -> Loa
         gazetteer = meta["gazetteer"]
     if isinstance(gazetteer, str):
         gazetteer = load_gazetteer(gazetteer)
+    known = None
+    if meta.get("mentions"):
+        known = majority_types(os.path.join(os.path.dirname(os.path.abspath(model_path)), meta["mentions"]))
     with open(model_path, "rb") as handle:
         data = handle.read()
-    return LoadedModel(model_path, data, gazetteer, meta.get("tagset", "conll"))
+    return LoadedModel(model_path, data, gazetteer, meta.get("tagset", "conll"), known)
 
 
 class Tagger:

@@ -4,7 +4,10 @@ sure it is of each label.
 The second pass (:mod:`wikisilver.labels.second_pass`) only needs :class:`MarginalTagger`. The CRF
 of :mod:`wikisilver.ner.crf` is the default and runs everywhere; a transformer token classifier
 plugs in by implementing ``tag_marginals`` (the softmax probability of each token's label is its
-marginal) and a ``load`` branch in :func:`load_tagger` for its spec (``NAME:PATH``).
+marginal) and a ``load`` branch in :func:`load_tagger` for its spec (``NAME:PATH``). What its
+loader returns may carry ``known`` (surface form tokens -> the type its training corpus knows the
+form by, as the CRF's ``LoadedModel`` does from ``MODEL.mentions.tsv``): the second pass then keeps
+only the spans on UNK tokens that agree with it (:func:`known_forms`).
 """
 
 from __future__ import annotations
@@ -42,6 +45,12 @@ def load_model(spec: str):
     from wikisilver.ner.crf import load_model as load_crf
 
     return load_crf(path)
+
+
+def known_forms(loaded) -> dict[tuple[str, ...], str] | None:
+    """What the corpus a loaded model learned from knows of each surface form (its majority type),
+    for the second pass's check; None when the model came without that table."""
+    return getattr(loaded, "known", None)
 
 
 def open_tagger(spec: str, loaded=None) -> MarginalTagger:

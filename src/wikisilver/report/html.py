@@ -134,6 +134,8 @@ def render_report(
             ("entities added by the second pass", second.get("entities", 0)),
             ("dropped by it: model disagrees / unsure",
              f"{second.get('dropped.disagrees', 0):,} / {second.get('dropped.low_confidence', 0):,}"),
+            ("dropped by it: a form the first pass never saw / knows as another type",
+             f"{second.get('dropped.unknown_form', 0):,} / {second.get('dropped.disagrees_known', 0):,}"),
         ]
     if stats.get("bytes_skipped"):  # corrupt blocks of a dump were skipped
         summary_rows[1:1] = [("pages unread (estimate)", stats.get("pages_unread_estimate")),
