@@ -340,9 +340,9 @@ def input_fingerprints(config: BuildConfig, known: Mapping[str, Mapping] | None 
     prints = {key: fingerprints(getattr(config, key), known, dump=key == "dumps") for key in FILE_INPUTS}
     prints["ontology"] = fingerprints([config.ontology] if config.ontology else [], known)
     if config.second_pass:  # a build without it records what it always did
-        from wikisilver.ner.seam import split_spec
+        from wikisilver.ner.seam import model_files
 
-        prints["second_pass"] = fingerprints([split_spec(config.second_pass)[1]], known)
+        prints["second_pass"] = fingerprints(model_files(config.second_pass), known)
     mappings = config.infobox_mappings
     prints["infobox_mappings"] = fingerprints(paths.listdir(mappings) if mappings else [], known)
     return prints

@@ -215,6 +215,15 @@ def test_build_with_second_pass_end_to_end(tmp_path):
     assert second["second_pass"]["candidates"] == first["sentences_dropped_unk"]
     sources = [s.source for s in read_sentences(tmp_path / "second")]
     assert sources.count("second_pass") == recovered
+    # The model's files are inputs: the same rerun does nothing; a changed mentions table is another input.
+    assert "nothing to do" in run("build", "--demo", "--out", str(tmp_path / "second"), "--second-pass",
+                                  str(tmp_path / "m.crfsuite"), "--second-pass-threshold", "0.5").stderr
+    with open(tmp_path / "m.crfsuite.mentions.tsv", "a", encoding="utf-8") as table:
+        table.write("LOC\tNowhere\t9\n")
+    changed = subprocess.run([*cli, "build", "--demo", "--out", str(tmp_path / "second"), "--second-pass",
+                              str(tmp_path / "m.crfsuite"), "--second-pass-threshold", "0.5"],
+                             capture_output=True, text=True, timeout=300)
+    assert changed.returncode != 0 and "changed: second_pass" in changed.stderr, changed.stderr
     done = run("export", str(tmp_path / "second"), "--format", "jsonl", "--out", str(tmp_path / "x.jsonl"),
                "--exclude-second-pass")
     assert f"wrote {first['sentences_kept']} sentences" in done.stdout

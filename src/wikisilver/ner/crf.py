@@ -186,6 +186,13 @@ class LoadedModel:
         self.known = known
 
 
+def model_files(model_path: str) -> list[str]:
+    """The files a model is read from: the model itself, and its meta file and mentions table where
+    present (a rebuild notices a change of any)."""
+    beside = (_meta_path(model_path), mentions_path(model_path))
+    return [model_path, *(path for path in beside if os.path.isfile(path))]
+
+
 def load_model(model_path: str, gazetteer: Gazetteer | str | None = None) -> LoadedModel:
     """A model of :func:`train` and its ``.meta.json`` (features version checked), read into memory."""
     if not os.path.isfile(model_path):

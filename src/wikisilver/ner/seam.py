@@ -47,6 +47,15 @@ def load_model(spec: str):
     return load_crf(path)
 
 
+def model_files(spec: str) -> list[str]:
+    """The files the model of ``spec`` is read from (fingerprinted with the build's inputs)."""
+    kind, path = split_spec(spec)
+    assert kind == "crf", kind
+    from wikisilver.ner.crf import model_files as crf_files
+
+    return crf_files(path)
+
+
 def known_forms(loaded) -> dict[tuple[str, ...], str] | None:
     """What the corpus a loaded model learned from knows of each surface form (its majority type),
     for the second pass's check; None when the model came without that table."""
