@@ -1,4 +1,4 @@
-"""The English tagger's one speed path: a sentence's perceptron scores summed with numpy.
+"""Step 2 (POS), the English tagger's speed path: a sentence's perceptron scores summed with numpy.
 
 The plain perceptron (:meth:`wikisilver.text.tagger.PerceptronTagger._score`) adds the float
 weights of a token's features one tag at a time in Python. Training rounds the weights to
@@ -28,7 +28,7 @@ class DenseScorer:
 
     def __init__(self, weights: dict[str, dict[str, float]], classes: Sequence[str]) -> None:
         self.classes = tuple(classes)
-        column = {tag: k for k, tag in enumerate(self.classes)}
+        column = {tag: k for k, tag in enumerate(self.classes)}  # a tag outside: KeyError
         self.row_of = {feature: n for n, feature in enumerate(weights, 1)}  # row 0: no weights
         rows: list[int] = []
         columns: list[int] = []
@@ -37,8 +37,11 @@ class DenseScorer:
             rows += [n] * len(row)
             columns += map(column.__getitem__, row)
             values += row.values()
+        scaled = np.array(values, dtype=float) * _SCALE
+        thousandths = np.rint(scaled)
+        self.exact = bool(np.all(np.abs(scaled - thousandths) < 1e-6))
         self.table = np.zeros((len(weights) + 1, len(self.classes)), dtype=np.int64)
-        self.table[rows, columns] = np.rint(np.array(values, dtype=float) * _SCALE)
+        self.table[rows, columns] = thousandths
         self.sure = [tag in weights.get("b", ()) for tag in self.classes]  # the bias row's tags
         self.sparse = {f: tuple((column[t], round(w * _SCALE)) for t, w in row.items())
                        for f, row in weights.items() if f.startswith(TAG_FEATURES)}
@@ -47,11 +50,13 @@ class DenseScorer:
     def of(cls, weights: dict[str, dict[str, float]], classes: Sequence[str]) -> "DenseScorer | None":
         """The scorer of these weights, or None where they are not all whole thousandths of
         known tags (then only the plain perceptron tags)."""
-        if not classes or not set(classes).issuperset(tag for row in weights.values() for tag in row):
+        if not classes:
             return None
-        scorer = cls(weights, classes)
-        values = np.array([w for row in weights.values() for w in row.values()], dtype=float) * _SCALE
-        return scorer if np.all(np.abs(values - np.rint(values)) < 1e-6) else None
+        try:
+            scorer = cls(weights, classes)
+        except KeyError:
+            return None
+        return scorer if scorer.exact else None
 
     def rows(self, features: list[str]) -> list[int]:
         """The rows of ``features`` (0 for a feature without weights)."""

@@ -84,11 +84,10 @@ def _word_features_en(w: str, first: bool, classes: dict[str, str]) -> list[str]
 
 
 def _fixed_context_en(i: int, words: Sequence[str], classes: dict[str, str]) -> tuple[list[str], tuple[str, str, str]]:
-    """The English features of a word's context that do not read the tags chosen before it: two
-    words either side, and the ambiguity classes (tags seen in training, "?" unseen) of the word
-    and the next two, which give a greedy left-to-right tagger a view of its right context without
-    a second pass; and (the word, the next word, the word's class), lower case, for
-    :func:`_tag_context_en`."""
+    """The English features of a word's context that do not read the tags before it: two words
+    either side, and the ambiguity classes (tags seen in training, "?" unseen) of the word and the
+    next two, which give a greedy left-to-right tagger a view of its right context without a
+    second pass; and (word, next word, the word's class) for :func:`_tag_context_en`."""
     low = words[i].lower()
     n = len(words)
     pw = words[i - 1].lower() if i > 0 else _START[0]
@@ -218,15 +217,13 @@ class PerceptronTagger:
             context, tail = _fixed_context_en(i, words, amb)
             fixed.append(dense.rows(_word_features_en(words[i], i == 0, amb) + context))
             rest.append(tail)
-        fixed_scores = dense.fixed_scores(fixed)
+        pending = zip(dense.fixed_scores(fixed), rest)
         prev, prev2 = _START
-        j = 0
         for i, tag in enumerate(out):
             if tag is None:
-                tag = out[i] = dense.best(
-                    fixed_scores[j], _tag_context_en(prev, prev2, *rest[j]),
-                    lambda i=i, prev=prev, prev2=prev2: self._score(self._features(i, words, prev, prev2)))
-                j += 1
+                scores, tail = next(pending)
+                tag = out[i] = dense.best(scores, _tag_context_en(prev, prev2, *tail),
+                                          lambda i=i, p=prev, p2=prev2: self._score(self._features(i, words, p, p2)))
             prev2, prev = prev, tag
         return out  # type: ignore[return-value]
 
