@@ -39,8 +39,8 @@ class DenseScorer:
             values += row.values()
         scaled = np.array(values, dtype=float) * _SCALE
         thousandths = np.rint(scaled)
-        self.exact = bool(np.all(np.abs(scaled - thousandths) < 1e-6))
-        self.table = np.zeros((len(weights) + 1, len(self.classes)), dtype=np.int64)
+        self.exact = bool(np.all(np.abs(scaled - thousandths) < 1e-6) and np.all(np.abs(thousandths) < 2**31))
+        self.table = np.zeros((len(weights) + 1, len(self.classes)), dtype=np.int32)  # summed as int64
         self.table[rows, columns] = thousandths
         self.sure = [tag in weights.get("b", ()) for tag in self.classes]  # the bias row's tags
         self.sparse = {f: tuple((column[t], round(w * _SCALE)) for t, w in row.items())
