@@ -143,9 +143,9 @@ def test_english_first_word_is_a_name_only_where_no_lowercase_use_is_known() -> 
     assert EN.annotate("However , he stayed .".split())[0][1] == "ADV"
 
 
-def test_english_word_score_cache_tags_as_the_plain_perceptron() -> None:
+def test_english_dense_scorer_tags_as_the_plain_perceptron() -> None:
     tagger = EN._tagger
-    sentences = [[t[0] for t in s] for s in read_conllup(shared_file("gold/ud_english_ewt/en_ewt-ud-dev.conllu"))][:400]
+    sentences = [[t[0] for t in s] for s in read_conllup(shared_file("gold/ud_english_ewt/en_ewt-ud-dev.conllu"))]
 
     def plain(words: list[str]) -> list[str]:
         prev, prev2, out = "-START-", "-START2-", []
@@ -156,11 +156,21 @@ def test_english_word_score_cache_tags_as_the_plain_perceptron() -> None:
             prev2, prev = prev, tag
         return out
 
-    for _ in range(2):  # a cold cache, then a warm one
-        assert [tagger.tag(words) for words in sentences] == [plain(words) for words in sentences]
+    assert [tagger.tag(words) for words in sentences] == [plain(words) for words in sentences]
+    assert tagger._dense  # the model's weights are thousandths: the dense scorer did the tagging
 
 
-def test_new_weights_empty_the_word_score_cache() -> None:
+def test_dense_scorer_leaves_ties_and_unweighed_tags_to_the_plain_perceptron() -> None:
+    # 0.1 + 0.2 and 0.3 are one sum in thousandths; in floats 0.1 + 0.2 is the larger, and the plain
+    # perceptron's float sums decide, whatever tag comes first
+    tie = PerceptronTagger({"b": {"VERB": 0.3, "NOUN": 0.1}, "w=x": {"NOUN": 0.2}}, {}, ["VERB", "NOUN"], "en")
+    assert tie.tag(["x"]) == [tie._score(tie._features(0, ["x"], "-START-", "-START2-"))] == ["NOUN"]
+    # every weighed tag scores below 0: an unweighed tag (ADJ) is no candidate of the perceptron
+    negative = PerceptronTagger({"b": {"NOUN": -1.0}, "w=x": {"VERB": -0.5}}, {}, ["ADJ", "NOUN", "VERB"], "en")
+    assert negative.tag(["x", "x"]) == ["VERB", "VERB"]
+
+
+def test_new_weights_are_the_ones_that_tag() -> None:
     tagger = PerceptronTagger({"b": {"NOUN": 1.0}}, {}, ["NOUN", "VERB"], "en")
     assert tagger.tag(["visit"]) == ["NOUN"]
     tagger.weights = {"b": {"VERB": 1.0}}  # as training does after each iteration

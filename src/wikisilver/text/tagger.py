@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from wikisilver.errors import InputError
+from wikisilver.text.fast_tagger import DenseScorer
 from wikisilver.text.lemmatizer import SuffixLemmatizer
 
 _START = ("-START-", "-START2-")
@@ -82,10 +83,11 @@ def _word_features_en(w: str, first: bool, classes: dict[str, str]) -> list[str]
     return feats
 
 
-def _context_features_en(i: int, words: Sequence[str], prev: str, prev2: str, classes: dict[str, str]) -> list[str]:
-    """The English features of a word's context: two words and the tags either side, and the
-    ambiguity classes (tags seen in training, "?" unseen) of the word and the next two, which give
-    a greedy left-to-right tagger a view of its right context without a second pass."""
+def _fixed_context_en(i: int, words: Sequence[str], classes: dict[str, str]) -> tuple[list[str], tuple[str, str, str]]:
+    """The English features of a word's context that do not read the tags before it: two words
+    either side, and the ambiguity classes (tags seen in training, "?" unseen) of the word and the
+    next two, which give a greedy left-to-right tagger a view of its right context without a
+    second pass; and (word, next word, the word's class) for :func:`_tag_context_en`."""
     low = words[i].lower()
     n = len(words)
     pw = words[i - 1].lower() if i > 0 else _START[0]
@@ -98,9 +100,6 @@ def _context_features_en(i: int, words: Sequence[str], prev: str, prev2: str, cl
         nw = nlow = nc = nnc = _END[0]
     c = classes.get(low, "?")
     return [
-        "t=" + prev,
-        "tt=" + prev + "|" + prev2,
-        "tw=" + prev + "|" + low,
         "pw=" + pw,
         "ps3=" + pw[-3:],
         "pww=" + pw + "|" + low,
@@ -109,13 +108,25 @@ def _context_features_en(i: int, words: Sequence[str], prev: str, prev2: str, cl
         "ns3=" + nlow[-3:],
         "nsh=" + _shape(nw),
         "wnw=" + low + "|" + nlow,
-        "tnw=" + prev + "|" + nlow,
         "nnw=" + (words[i + 2].lower() if i + 2 < n else _END[1]),
         "nac=" + nc,
-        "tac=" + prev + "|" + c,
         "acn=" + c + "|" + nc,
         "nnac=" + nc + "|" + nnc,
-    ]
+    ], (low, nlow, c)
+
+
+def _tag_context_en(prev: str, prev2: str, low: str, nlow: str, c: str) -> list[str]:
+    """The English features that read the two tags chosen before the word."""
+    return ["t=" + prev, "tt=" + prev + "|" + prev2, "tw=" + prev + "|" + low, "tnw=" + prev + "|" + nlow,
+            "tac=" + prev + "|" + c]
+
+
+def _context_features_en(i: int, words: Sequence[str], prev: str, prev2: str, classes: dict[str, str]) -> list[str]:
+    """The English features of a word's context, in the order the model sums them."""
+    fixed, (low, nlow, c) = _fixed_context_en(i, words, classes)
+    pw, ps3, pww, ppw, nw, ns3, nsh, wnw, nnw, nac, acn, nnac = fixed
+    t, tt, tw, tnw, tac = _tag_context_en(prev, prev2, low, nlow, c)
+    return [t, tt, tw, pw, ps3, pww, ppw, nw, ns3, nsh, wnw, tnw, nnw, nac, tac, acn, nnac]
 
 
 def _features_en(i: int, words: Sequence[str], prev: str, prev2: str, classes: dict[str, str]) -> list[str]:
@@ -125,7 +136,6 @@ def _features_en(i: int, words: Sequence[str], prev: str, prev2: str, classes: d
 
 
 _FEATURES = {"hu": _features_hu, "en": _features_en}
-_WORD_CACHE_SIZE = 20_000  # (word, first) entries of ~25 floats (~40 MB); emptied when full
 
 
 class PerceptronTagger:
@@ -139,7 +149,6 @@ class PerceptronTagger:
     def __init__(self, weights: dict[str, dict[str, float]] | None = None,
                  tagdict: dict[str, str] | None = None, classes: Sequence[str] = (),
                  features: str = "hu", ambiguity: dict[str, str] | None = None) -> None:
-        self._cache: dict[tuple[str, bool], dict[str, float]] = {}
         self.weights = weights or {}
         self.tagdict = tagdict or {}
         self.classes = tuple(classes)
@@ -154,7 +163,7 @@ class PerceptronTagger:
     @weights.setter
     def weights(self, weights: dict[str, dict[str, float]]) -> None:
         self._weights = weights
-        self._cache.clear()  # the cached word scores are sums of the old weights
+        self._dense: DenseScorer | None | bool = False  # built at the first tagging with these weights
 
     def _features(self, i: int, words: Sequence[str], prev: str, prev2: str) -> list[str]:
         return self._extract(i, words, prev, prev2, self.ambiguity)
@@ -176,34 +185,47 @@ class PerceptronTagger:
     def _score(self, feats: list[str]) -> str:
         return self._best(self._add(feats, {}))
 
+    def _dict_tag(self, i: int, word: str) -> str | None:
+        """The tag of a frequent unambiguous word (the first word also in lower case), else None."""
+        tagdict = self.tagdict
+        return tagdict.get(word) or tagdict.get(word.lower()) if i == 0 else tagdict.get(word)
+
     def tag(self, words: Sequence[str]) -> list[str]:
+        if self.features == "en":
+            if self._dense is False:
+                self._dense = DenseScorer.of(self.weights, self.classes)
+            if self._dense is not None:
+                return self._tag_dense(words, self._dense)
         prev, prev2 = _START
         out = []
-        tagdict = self.tagdict
-        cached = self.features == "en"
         for i, word in enumerate(words):
-            tag = tagdict.get(word) or tagdict.get(word.lower()) if i == 0 else tagdict.get(word)
-            if tag is None:
-                if cached:
-                    tag = self._best(self._add(_context_features_en(i, words, prev, prev2, self.ambiguity),
-                                               self._word_scores(word, i == 0)))
-                else:
-                    tag = self._score(self._features(i, words, prev, prev2))
+            tag = self._dict_tag(i, word) or self._score(self._features(i, words, prev, prev2))
             out.append(tag)
             prev2, prev = prev, tag
         return out
 
-    def _word_scores(self, word: str, first: bool) -> dict[str, float]:
-        """The speed path of the ``en`` features, in this one place: the summed weights of a word's
-        own features, cached per (word, first) and copied, so that a token pays only for its
-        context's; the sums are the same, added in the same order, as :meth:`_score`'s."""
-        key = (word, first)
-        scores = self._cache.get(key)
-        if scores is None:
-            if len(self._cache) >= _WORD_CACHE_SIZE:
-                self._cache.clear()
-            scores = self._cache[key] = self._add(_word_features_en(word, first, self.ambiguity), {})
-        return scores.copy()
+    def _tag_dense(self, words: Sequence[str], dense: DenseScorer) -> list[str]:
+        """:meth:`tag` for the ``en`` features through :mod:`wikisilver.text.fast_tagger`: the
+        tag-independent features of the words the dictionary does not tag, summed at once."""
+        out = [self._dict_tag(i, word) for i, word in enumerate(words)]
+        scored = [i for i, tag in enumerate(out) if tag is None]
+        if not scored:
+            return out  # type: ignore[return-value]
+        amb = self.ambiguity
+        fixed, rest = [], []
+        for i in scored:
+            context, tail = _fixed_context_en(i, words, amb)
+            fixed.append(dense.rows(_word_features_en(words[i], i == 0, amb) + context))
+            rest.append(tail)
+        pending = zip(dense.fixed_scores(fixed), rest)
+        prev, prev2 = _START
+        for i, tag in enumerate(out):
+            if tag is None:
+                scores, tail = next(pending)
+                tag = out[i] = dense.best(scores, _tag_context_en(prev, prev2, *tail),
+                                          lambda i=i, p=prev, p2=prev2: self._score(self._features(i, words, p, p2)))
+            prev2, prev = prev, tag
+        return out  # type: ignore[return-value]
 
     def accuracy(self, sentences: Iterable[list[tuple[str, str]]]) -> float:
         correct = total = 0
