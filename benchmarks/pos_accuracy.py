@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from wikisilver.text import get_processor
-from wikisilver.text.tagger import read_conllup
+from wikisilver.text.treebank import read_conllup
 
 
 def main(argv: list[str] | None = None) -> int:

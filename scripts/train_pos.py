@@ -21,7 +21,8 @@ import time
 from pathlib import Path
 
 from wikisilver.text.lemmatizer import SuffixLemmatizer
-from wikisilver.text.tagger import PerceptronTagger, read_conllup, save_model
+from wikisilver.text.tagger import PerceptronTagger, save_model
+from wikisilver.text.treebank import read_conllup
 
 
 def load(path: Path) -> list[list[tuple[str, str, str, str]]]:

@@ -15,7 +15,8 @@ from conftest import ENWIKI_EXTRACT, shared_file
 from wikisilver.errors import InputError
 from wikisilver.text import TextProcessor, get_processor, train_punkt
 from wikisilver.text.punkt import read_punkt_params, write_punkt_params
-from wikisilver.text.tagger import PerceptronTagger, SuffixLemmatizer, read_conllup
+from wikisilver.text.tagger import PerceptronTagger, SuffixLemmatizer
+from wikisilver.text.treebank import read_conllup
 
 EN = get_processor("en")
 HU = get_processor("hu")
