@@ -99,8 +99,9 @@ def choose_threshold(corpus: Path, leave_out: set[str], work: Path) -> list[tupl
     sentences = [tagged(s) for s in read_sentences(corpus) if s.title not in leave_out]
     model = str(work / "calibration.crfsuite")
     train((s for s in sentences if not held_out(s)), model)
-    tagger = Tagger(model)
-    known = load_model(model).known or {}
+    loaded = load_model(model, known=True)
+    tagger = Tagger(loaded)
+    known = loaded.known or {}
     scored: list[tuple[float, bool, bool]] = []  # (the span's lowest marginal, it is the silver's, known form)
     for sentence in filter(held_out, sentences):
         predicted, marginals = tagger.tag_marginals(sentence.tokens)

@@ -89,10 +89,11 @@ def finalize(staging: str, out: str, config: BuildConfig) -> dict:
     """Fill missing empty parts, move the staged outputs into place, write stats.json; the stats."""
     from wikisilver.corpus.write import write_part
 
+    written = {paths.basename(path) for path in paths.listdir(paths.join(staging, "tsv"))}  # one listing, not a lookup a part
     for shard in range(config.shards):
         name = part_name(shard, config.shards)
         tsv = paths.join(staging, "tsv", f"{name}.tsv")
-        if not paths.exists(tsv):
+        if f"{name}.tsv" not in written:
             write_part([], tsv, paths.join(staging, "parquet", f"{name}.parquet"), with_source=bool(config.second_pass))
     stats = make_stats(read_counts(staging), max_pages=config.max_pages)
     move_into_place(staging, out, OUTPUT_DIRS)

@@ -80,9 +80,10 @@ def _run_entities(config: EntitiesConfig, out: str, classes) -> dict:
             )
 
         run_pipeline(PipelineOptions(list(config.beam_args)), construct, config.progress_interval)
+        written = {paths.basename(path) for path in paths.listdir(parts)}  # one listing, not a lookup a part
         for shard in range(shards):
             part = paths.join(parts, f"part-{shard:05d}-of-{shards:05d}{suffix}")
-            if not paths.exists(part):
+            if paths.basename(part) not in written:
                 write_entity_table([], part)
         counts = read_counts(staging)
         move_into_place(staging, out, ("entities",))

@@ -96,17 +96,17 @@ class Labeller:
         link_pos = 0
         for index, (s_start, s_end) in enumerate(self.processor.split_sentences(text)):
             spans = self.processor.tokenize(text, s_start, s_end)
-            # A dropped inline template or formula left a gap mark: not a token, but a flag.
-            gaps = 0
+            # A dropped inline template or formula left a gap mark: not a token; the sentence goes.
+            gap = False
             if GAP in text[s_start:s_end]:
                 kept_spans = [(s, e) for s, e in spans if GAP not in text[s:e]]
-                gaps, spans = len(spans) - len(kept_spans), kept_spans
+                gap, spans = len(kept_spans) != len(spans), kept_spans
             if not spans:
                 continue
             counts["sentences_total"] += 1
             tokens = [text[s:e] for s, e in spans]
             # A sentence with a hole where a formula or template stood is not text to learn from.
-            fragment = "template_gap" if gaps else fragment_reason(tokens)
+            fragment = "template_gap" if gap else fragment_reason(tokens)
             if fragment is not None:
                 counts[f"sentences_dropped_fragment.{fragment}"] += 1
                 continue
@@ -117,7 +117,7 @@ class Labeller:
             while j < len(links) and links[j].start < s_end:
                 sentence_links.append(links[j])
                 j += 1
-            state = SentenceState(tokens, spans, counts, gaps=gaps)
+            state = SentenceState(tokens, spans, counts)
             labelled = self._label_sentence(article, index, state, sentence_links, targets, aliases, (s_start, s_end))
             if labelled is None:
                 counts["sentences_dropped_unk"] += 1

@@ -15,7 +15,6 @@ from wikisilver.records import EntitySpan
 from wikisilver.text.base import first_word
 
 UNK = "UNK"
-# Tokens that open a sentence without being its first word: quotes, brackets, list markers.
 
 
 class Tag(NamedTuple):
@@ -58,15 +57,13 @@ class SentenceState:
     ``mentions[k]`` is what token k has been decided to be (None: nothing yet); ``groups[k]`` the id
     of the mention it belongs to, so that two adjacent mentions of the same tag stay two entities.
     ``has_unk`` says whether a token is UNK (the sentence will be dropped). ``counts`` are the
-    article's counts, shared by its sentences. ``gaps`` counts the dropped inline templates and
-    formulas that stood in the sentence (gap marks, not tokens). ``annotations`` (lemma, POS) are filled in only once
+    article's counts, shared by its sentences. ``annotations`` (lemma, POS) are filled in only once
     the sentence has survived the UNK filter.
     """
 
     tokens: list[str]
     spans: list[tuple[int, int]]
     counts: Counter
-    gaps: int = 0
     mentions: list[Mention | None] = field(init=False)
     groups: list[int] = field(init=False)
     first_word: int = field(init=False)

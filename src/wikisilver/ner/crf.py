@@ -178,7 +178,7 @@ class LoadedModel:
     once and lends to every :class:`Tagger` it opens (a plain class, so that Beam's
     ``shared.Shared`` can hold a weak reference to it). ``known``: surface form -> the majority type
     of its mentions in the training corpus (:func:`mentions_path`; None for a model trained without
-    the table)."""
+    the table, or loaded without ``known``)."""
 
     def __init__(self, path: str, data: bytes, gazetteer: Gazetteer | None, tagset: str,
                  known: dict[tuple[str, ...], str] | None = None) -> None:
@@ -193,8 +193,9 @@ def model_files(model_path: str) -> list[str]:
     return [model_path, *(path for path in beside if os.path.isfile(path))]
 
 
-def load_model(model_path: str, gazetteer: Gazetteer | str | None = None) -> LoadedModel:
-    """A model of :func:`train` and its ``.meta.json`` (features version checked), read into memory."""
+def load_model(model_path: str, gazetteer: Gazetteer | str | None = None, *, known: bool = False) -> LoadedModel:
+    """A model of :func:`train` and its ``.meta.json`` (features version checked), read into memory;
+    ``known``: with its mentions table's majority types too (what the second pass checks)."""
     if not os.path.isfile(model_path):
         raise InputError(model_path, "no such model file")
     meta: dict = {}
@@ -210,12 +211,12 @@ def load_model(model_path: str, gazetteer: Gazetteer | str | None = None) -> Loa
         gazetteer = meta["gazetteer"]
     if isinstance(gazetteer, str):
         gazetteer = load_gazetteer(gazetteer)
-    known = None
-    if meta.get("mentions"):
-        known = majority_types(os.path.join(os.path.dirname(os.path.abspath(model_path)), meta["mentions"]))
+    forms = None
+    if known and meta.get("mentions"):
+        forms = majority_types(os.path.join(os.path.dirname(os.path.abspath(model_path)), meta["mentions"]))
     with open(model_path, "rb") as handle:
         data = handle.read()
-    return LoadedModel(model_path, data, gazetteer, meta.get("tagset", "conll"), known)
+    return LoadedModel(model_path, data, gazetteer, meta.get("tagset", "conll"), forms)
 
 
 class Tagger:

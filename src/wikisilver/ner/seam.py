@@ -44,7 +44,7 @@ def load_model(spec: str):
     assert kind == "crf", kind  # split_spec knows only TAGGER_KINDS; a new kind adds its branch here
     from wikisilver.ner.crf import load_model as load_crf
 
-    return load_crf(path)
+    return load_crf(path, known=True)
 
 
 def model_files(spec: str) -> list[str]:
