@@ -21,7 +21,8 @@ from wikisilver.errors import InputError
 
 # The magic bytes that open a file of each compression.
 _MAGIC = ((b"BZh", "bz2"), (b"\xfd7zXZ\x00", "xz"), (b"\x1f\x8b", "gz"))
-_OPENERS = {"bz2": bz2.BZ2File, "xz": lzma.LZMAFile, "gz": gzip.GzipFile}
+# Each takes a path or a file object.
+_OPENERS = {"bz2": bz2.BZ2File, "xz": lzma.LZMAFile, "gz": gzip.open}
 # What the decompressors raise on corrupt or cut-short data.
 _CORRUPT = (OSError, EOFError, lzma.LZMAError, zlib.error)
 
@@ -56,10 +57,7 @@ class _Decompressed(io.RawIOBase):
         self._kind = kind
         # A remote file (gs://, s3://, …) is decompressed from Beam's stream of its bytes.
         self._raw = paths.open_read(path) if paths.is_remote(path) else None
-        if self._raw is not None and kind == "gz":  # GzipFile takes a file object by keyword only
-            self._inner = gzip.GzipFile(fileobj=self._raw, mode="rb")
-        else:
-            self._inner = _OPENERS[kind](self._raw or path, "rb")
+        self._inner = _OPENERS[kind](self._raw or path, "rb")
 
     def readable(self) -> bool:
         return True

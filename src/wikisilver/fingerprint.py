@@ -26,28 +26,21 @@ from collections.abc import Iterable, Mapping
 
 from wikisilver import paths
 
-STAT_KEYS = ("bytes", "mtime_ns", "ctime_ns", "inode", "device")  # of a local file
-
-
-def file_state(path: str) -> dict[str, int | str]:
-    """What ``stat()`` (or an object store) says of a file that changes when its content may have."""
-    return paths.state(path)
-
-
 def digest_of(path: str, algorithm: str = "sha256") -> str:
     """``"<algorithm>:<hex>"`` of a file's bytes."""
     with paths.open_read(path) as handle:
         return f"{algorithm}:{hashlib.file_digest(handle, algorithm).hexdigest()}"
 
 
-def dump_status_sha1(path: str) -> str | None:
-    """The sha1 a ``dumpstatus.json`` beside a dump gives for it (same file name and size), if any."""
+def dump_status_sha1(path: str, size: int) -> str | None:
+    """The sha1 a ``dumpstatus.json`` beside a dump of ``size`` bytes gives for it (same file name
+    and size), if any."""
     status_path = paths.join(paths.dirname(path), "dumpstatus.json")
     try:
         jobs = json.loads(paths.read_text(status_path)).get("jobs")
     except (OSError, ValueError, AttributeError):
         return None
-    name, size = paths.basename(path), paths.size(path)
+    name = paths.basename(path)
     for job in (jobs.values() if isinstance(jobs, dict) else ()):
         info = ((job or {}).get("files") or {}).get(name) if isinstance(job, dict) else None
         if isinstance(info, dict) and str(info.get("size")) == str(size) and isinstance(info.get("sha1"), str):
@@ -56,15 +49,15 @@ def dump_status_sha1(path: str) -> str | None:
 
 
 def fingerprint(path: str, known: Mapping[str, Mapping] | None = None, dump: bool = False) -> dict:
-    """``{"path", "digest", *STAT_KEYS}`` of a file; ``known``: fingerprints recorded earlier, by
+    """``{"path", "digest"}`` and the file's :func:`paths.state` (its size, times, …); ``known``: fingerprints recorded earlier, by
     absolute path (their digest is reused when the file's stat is unchanged); ``dump``: look for
     the file's sha1 in a ``dumpstatus.json`` beside it."""
     path = paths.absolute(path)
-    state = file_state(path)
+    state = paths.state(path)
     earlier = (known or {}).get(path)
     if earlier and all(earlier.get(key) == value for key, value in state.items()) and earlier.get("digest"):
         return {"path": path, **state, "digest": earlier["digest"]}
-    listed = dump_status_sha1(path) if dump else None
+    listed = dump_status_sha1(path, state["bytes"]) if dump else None
     if listed and not earlier:
         digest = f"sha1:{listed}"  # first sight of a dump its dump run vouches for
     else:

@@ -173,8 +173,10 @@ class Bz2Reader:
             try:  # the output of one block (at most ~46 MB by the format) is passed on once it checked out
                 out = list(decompress_all(decompressor, self.data[:size], self.max_out))
             except (OSError, EOFError, ValueError) as error:
-                # Nothing of this feed was passed on: its block is tried again alone, which recovers
-                # it when what failed was the stream's end marker or CRC, or the next stream's header.
+                # Nothing of this feed was passed on: reading goes on at the next block that can be
+                # found (_read_on). Only a stream's first block is fed again alone; a block already
+                # dropped from the buffer is not, so a bad end marker or combined CRC costs the
+                # stream's last block.
                 resume = yield from self._read_on(_Gap(good // 8, stream_start, str(error)), good)
                 if resume is None:
                     return
