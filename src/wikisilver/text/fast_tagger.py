@@ -15,7 +15,7 @@ among the plain perceptron's candidates), is left to the plain perceptron, whose
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -71,10 +71,10 @@ class DenseScorer:
             padded[k, : len(token_rows)] = token_rows
         return self.table[padded].sum(axis=1).tolist()
 
-    def best(self, scores: list[int], features: list[str], plain: Callable[[], str]) -> str:
+    def best(self, scores: list[int], features: list[str]) -> str | None:
         """The best tag of a token: its fixed ``scores`` (changed in place) plus the rows of its
-        tag-reading ``features``; ``plain`` (the plain perceptron's answer) where the integers do
-        not decide."""
+        tag-reading ``features``; None where the integers do not decide (a tie, or a best tag no
+        feature weighs): the plain perceptron decides then."""
         sparse = self.sparse
         for f in features:
             row = sparse.get(f)
@@ -84,5 +84,5 @@ class DenseScorer:
         top = max(scores)
         k = scores.index(top)
         if not self.sure[k] or scores.count(top) > 1:
-            return plain()
+            return None
         return self.classes[k]

@@ -66,7 +66,7 @@ def _features_hu(i: int, words: Sequence[str], prev: str, prev2: str, classes: d
 
 def _word_features_en(w: str, first: bool, classes: dict[str, str]) -> list[str]:
     """The English features of a word on its own (and whether it comes first): the same wherever
-    it stands, so the tagger caches their summed weights per word (:meth:`PerceptronTagger.tag`)."""
+    it stands, so the dense scorer sums them for a whole sentence at once (:meth:`PerceptronTagger.tag`)."""
     low = w.lower()
     feats = _word_features(low) + [
         "p1=" + low[:1],
@@ -168,22 +168,18 @@ class PerceptronTagger:
     def _features(self, i: int, words: Sequence[str], prev: str, prev2: str) -> list[str]:
         return self._extract(i, words, prev, prev2, self.ambiguity)
 
-    def _add(self, feats: list[str], scores: dict[str, float]) -> dict[str, float]:
+    def _score(self, feats: list[str]) -> str:
+        """The plain perceptron's tag: the tag with the highest sum of the features' weights."""
         weights = self.weights
+        scores: dict[str, float] = {}
         for f in feats:
             row = weights.get(f)
             if row:
                 for tag, weight in row.items():
                     scores[tag] = scores.get(tag, 0.0) + weight
-        return scores
-
-    def _best(self, scores: dict[str, float]) -> str:
         if not scores:
             return self.classes[0] if self.classes else "X"
         return max(scores, key=scores.__getitem__)
-
-    def _score(self, feats: list[str]) -> str:
-        return self._best(self._add(feats, {}))
 
     def _dict_tag(self, i: int, word: str) -> str | None:
         """The tag of a frequent unambiguous word (the first word also in lower case), else None."""
@@ -222,8 +218,8 @@ class PerceptronTagger:
         for i, tag in enumerate(out):
             if tag is None:
                 scores, tail = next(pending)
-                tag = out[i] = dense.best(scores, _tag_context_en(prev, prev2, *tail),
-                                          lambda i=i, p=prev, p2=prev2: self._score(self._features(i, words, p, p2)))
+                tag = out[i] = (dense.best(scores, _tag_context_en(prev, prev2, *tail))
+                                or self._score(self._features(i, words, prev, prev2)))
             prev2, prev = prev, tag
         return out  # type: ignore[return-value]
 
