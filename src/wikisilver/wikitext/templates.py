@@ -69,12 +69,14 @@ def template_name(body: str) -> str:
 
 def _name_and_argument(head: str) -> tuple[str, str | None]:
     """The name key of a template from the text before its first ``|``, and the argument of a
-    parser function (``formatnum:1234`` -> ``formatnum``, ``1234``; None for a template)."""
-    head = template_key(head)
-    if ":" in head and not head.startswith("#"):
-        name, argument = head.split(":", 1)
-        return name_key(name), argument
-    return name_key(head), None
+    parser function as written (``formatnum:1_234`` -> ``formatnum``, ``1_234``; None for a
+    template). The name is resolved by ``template_key``; the argument is not a name, and keeps its
+    underscores and spaces."""
+    key = template_key(head)
+    if ":" not in key or key.startswith("#"):
+        return name_key(key), None
+    prefixes = head.count(":") - key.count(":")  # colons of a subst: or Template: before the name
+    return name_key(key.split(":", 1)[0]), head.split(":", prefixes + 1)[prefixes + 1]
 
 
 def is_silent(body: str, table: TemplateTable) -> bool:
