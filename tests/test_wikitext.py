@@ -353,6 +353,13 @@ def test_random_markup_never_raises_and_keeps_invariants(parts: list[str]) -> No
     assert "{{" not in result.text or "<nowiki>" in "".join(parts)
 
 
+@pytest.mark.parametrize("markup", ["{[[{", "a{[[b{]]}", "[{[[{[[{}]", "}}[[{{"])
+def test_broken_brackets_do_not_meet_as_new_marks(markup: str) -> None:
+    """Removing a stray ``[[`` must not leave two braces that read as a template's ``{{``."""
+    text = clean(markup, max_seconds=None).text
+    assert "{{" not in text and "[[" not in text
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(st.integers(0, len(LEAD)), st.integers(0, 12), st.sampled_from(FRAGMENTS)), max_size=8))
 def test_mutated_article_never_raises_and_keeps_invariants(edits: list[tuple[int, int, str]]) -> None:

@@ -28,7 +28,9 @@ from wikisilver.wikitext.language import Language, name_key
 from wikisilver.wikitext.markup import DROPPED_TAGS
 from wikisilver.wikitext.plain_links import Piece, plain_link_pieces
 
-_LEFTOVER = re.compile(r"\[\[|\]\]|\{\{|\}\}|\{\||\|\}|\[(?=https?:|//)")
+# Two-character marks of broken markup, and the bracket before a bare URL.
+_LEFTOVER_PAIRS = frozenset({"[[", "]]", "{{", "}}", "{|", "|}"})
+_URL_BRACKET = re.compile(r"\[(?=https?:|//)")
 _SPACE_RUN = re.compile(r"\s+")
 _URL = re.compile(r"(?:https?:|ftp:)?//\S+")
 # HTML tags whose content is not running text.
@@ -182,9 +184,21 @@ class Builder:
 
 def _plain_text(value: str) -> str:
     """Text as it renders: brackets and braces of broken markup and bare URLs removed."""
-    if "[" in value or "]" in value or "{" in value or "}" in value:  # what _LEFTOVER needs
-        value = _LEFTOVER.sub("", value)
+    if "[" in value or "]" in value or "{" in value or "}" in value:
+        value = _URL_BRACKET.sub("", _drop_pairs(value))
     return _URL.sub("", value) if "//" in value else value
+
+
+def _drop_pairs(value: str) -> str:
+    """``[[``, ``]]``, ``{{``, ``}}``, ``{|``, ``|}`` removed, left to right, and so are the pairs
+    a removal brings together (``{[[{`` leaves nothing, not ``{{``): one pass, like a stack."""
+    out: list[str] = []
+    for ch in value:
+        if out and out[-1] + ch in _LEFTOVER_PAIRS:
+            out.pop()
+        else:
+            out.append(ch)
+    return "".join(out)
 
 
 def _entity(node: HTMLEntity) -> str:
