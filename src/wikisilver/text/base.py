@@ -31,6 +31,7 @@ _GENERIC_TOKEN = regex.compile(
 )
 _LINE = re.compile(r"[^\n]+")
 _PUNCT = re.compile(r"^[^\w\s]+$")
+# What the default tagger lets stand before a capitalized first word (which it does not call PROPN).
 _OPENERS = frozenset("\"'“„«‘([¿¡")
 # What may stand before a sentence's first word: quotes, brackets, dashes, bullets. The labeller's
 # sentence-initial rules and the English tagger's first-word decision look at the same token.
@@ -41,9 +42,9 @@ URL_OR_EMAIL = (r"(?:https?://|www\.)[^\s<>\"]*[^\s<>\".,;:!?)\]'}]"
                 r"|[\w.+-]{1,64}@\w[\w-]*(?:\.\w[\w-]*)+")
 
 
-def first_word(tokens: Sequence[str]) -> int:
-    """The index of a sentence's first word: the first token that is not in :data:`OPENING` (0 if none)."""
-    return next((k for k, token in enumerate(tokens) if token not in OPENING), 0)
+def first_word(tokens: Sequence[str], opening: frozenset[str] = OPENING) -> int:
+    """The index of a sentence's first word: the first token that is not in ``opening`` (0 if none)."""
+    return next((k for k, token in enumerate(tokens) if token not in opening), 0)
 FINITE_POS = frozenset({"VERB", "AUX"})
 
 
@@ -124,12 +125,13 @@ class TextProcessor:
         A subclass may add fields after these two for its own :meth:`has_finite_verb` (English
         adds the VerbForm); the labeller reads only the first two."""
         out = []
+        first = first_word(tokens, _OPENERS)
         for i, token in enumerate(tokens):
             if token[0].isdigit():
                 out.append((token, "NUM"))
             elif is_punct_token(token):
                 out.append((token, "PUNCT"))
-            elif token[0].isupper() and not _sentence_initial(tokens, i):
+            elif token[0].isupper() and i != first:
                 out.append((token, "PROPN"))
             else:
                 out.append((token.lower(), "X"))
@@ -179,10 +181,3 @@ def _split_cjk(text: str, start: int, end: int) -> list[tuple[int, int]]:
     pieces.append((start, end))
     return pieces
 
-
-def _sentence_initial(tokens: Sequence[str], i: int) -> bool:
-    """First token, or only opening quotes/brackets before it."""
-    for j in range(i):
-        if tokens[j] not in _OPENERS and tokens[j] not in ("“", "‘", "\"", "'", "(", "["):
-            return False
-    return True
