@@ -33,7 +33,7 @@ from apache_beam.options.pipeline_options import PipelineOptions
 from wikisilver import dump as dumplib
 from wikisilver import paths
 from wikisilver.config import BuildConfig
-from wikisilver.engines import runner_name
+from wikisilver.engines import normalize_runner
 from wikisilver.errors import InputError, WikisilverError
 from wikisilver.fingerprint import digest_of, digests, fingerprints
 from wikisilver.pipelines.common import NAMESPACE
@@ -299,7 +299,7 @@ def local_runner_without_downloads(options: PipelineOptions) -> PipelineOptions:
     from apache_beam.options.pipeline_options import StandardOptions
 
     standard = options.view_as(StandardOptions)
-    if runner_name([f"--runner={standard.runner}"] if standard.runner else []) in ("direct", "switchingdirect"):
+    if normalize_runner(standard.runner) in ("direct", "switchingdirect"):
         standard.runner = "FnApiRunner"
     return options
 

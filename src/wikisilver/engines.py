@@ -42,9 +42,14 @@ NEEDS_LOCAL_FILE = {
 
 
 def runner_name(beam_args: Sequence[str]) -> str:
-    """The runner ``--runner`` names, lower case without ``Runner`` (``"direct"`` when none is given;
-    a dotted class path is kept as given)."""
-    value = _parse(beam_args, "--runner") or "DirectRunner"
+    """The runner ``--runner`` names, as :func:`normalize_runner` writes it."""
+    return normalize_runner(_parse(beam_args, "--runner"))
+
+
+def normalize_runner(value: str | None) -> str:
+    """A runner's name in lower case without ``Runner`` (``"direct"`` for None; a dotted class path
+    is kept as given)."""
+    value = value or "DirectRunner"
     if "." in value:
         return value
     return re.sub(r"runner$", "", value.lower()) or value.lower()
