@@ -26,10 +26,14 @@ mkdir -p "$DEST"
 DEST=$(cd "$DEST" && pwd)
 JAR=$DEST/beam-$RUNNER-job-server.jar
 
+only_pinned_jars() {  # as many jars as SHA256SUMS pins (with their checksums checked: no other jar)
+    [ "$(ls "$1" | grep -c '\.jar$')" = "$(grep -c . "$SPEC/SHA256SUMS")" ]
+}
+
 verified() {  # every pinned jar present with its checksum, and no other jar
     [ -d "$1" ] || return 1
     (cd "$1" && sha256sum --check --quiet --strict "$SPEC/SHA256SUMS" >/dev/null 2>&1) || return 1
-    [ "$(ls "$1" | grep -c '\.jar$')" = "$(grep -c . "$SPEC/SHA256SUMS")" ]
+    only_pinned_jars "$1"
 }
 
 if [ -f "$JAR" ] && verified "$DEST/lib"; then
@@ -49,7 +53,7 @@ if ! (cd "$WORK/lib" && sha256sum --check --quiet --strict "$SPEC/SHA256SUMS" >&
     echo "fetch_job_server: a jar's SHA-256 differs from $SPEC/SHA256SUMS; nothing installed" >&2
     exit 1
 fi
-verified "$WORK/lib" || { echo "fetch_job_server: Maven resolved other jars than $SPEC/SHA256SUMS pins" >&2; exit 1; }
+only_pinned_jars "$WORK/lib" || { echo "fetch_job_server: Maven resolved other jars than $SPEC/SHA256SUMS pins" >&2; exit 1; }
 
 # The launcher: Main-Class and a Class-Path of lib/*.jar (manifest lines wrap at 70 bytes, a
 # continuation line starts with a space), and the loggers' settings (slf4j-simple for Flink, log4j
