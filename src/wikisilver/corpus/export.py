@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TextIO
 
 from wikisilver.corpus.read import OUR_TAGSETS, labelled, read_sentences
+from wikisilver.corpus.schema import LINKS
 from wikisilver.corpus.tags import TaggedSentence, iob_to_spans
 from wikisilver.errors import InputError
 from wikisilver.records import LabelledSentence
@@ -144,7 +145,7 @@ def write_conllup(
         tags = tags_in_scheme(len(sentence.tokens), found, scheme)
         handle.write(f"# sent_id = {sentence.page_id}-{sentence.index}\n")
         handle.write(f"# text = {_one_line(text_and_offsets(sentence)[0])}\n")
-        if sentence.source != "links":
+        if sentence.source != LINKS:
             handle.write(f"# source = {sentence.source}\n")
         n = len(sentence.tokens)
         lemmas = sentence.lemmas or ("_",) * n
@@ -185,7 +186,7 @@ def jsonl_record(sentence: LabelledSentence, tagset: str = "conll") -> dict:
         "text": text,
         "tokens": tokens,
         "entities": entities,
-    } | ({"source": sentence.source} if sentence.source != "links" else {})
+    } | ({"source": sentence.source} if sentence.source != LINKS else {})
 
 
 def write_jsonl(

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from wikisilver.corpus.gazetteers import Gazetteer, count_surfaces, load_gazetteer, majority_types, write_gazetteer
+from wikisilver.corpus.schema import LINKS
 from wikisilver.corpus.tags import TaggedSentence
 from wikisilver.errors import InputError
 from wikisilver.ner.features import FEATURES_VERSION, sentence_features
@@ -89,7 +90,7 @@ def train(
         if exclude_low_quality and sentence.low_quality:
             skipped += 1
             continue
-        if exclude_second_pass and sentence.source != "links":
+        if exclude_second_pass and sentence.source != LINKS:
             skipped_second += 1
             continue
         if not sentence.tokens:
