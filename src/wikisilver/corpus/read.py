@@ -55,34 +55,28 @@ def read_corpus_json(corpus: str | Path, name: str) -> dict:
 def parquet_files(corpus: str | Path) -> list[Path] | list[str]:
     """The Parquet part files of a corpus: ``DIR/parquet/*.parquet``, ``DIR/*.parquet`` or a file
     (a remote corpus, ``gs://…`` or ``s3://…``: their paths as strings)."""
-    if paths.is_remote(corpus):
-        return _remote_parquet_files(str(corpus))
-    path = Path(paths.normalize(corpus))
-    if path.is_file():
-        return [path]
-    if not path.is_dir():
-        raise InputError(str(path), "no such corpus directory")
-    for folder in (path / "parquet", path):
-        files = sorted(
-            p for p in folder.glob("*.parquet") if not p.name.startswith((".", "_"))
-        ) if folder.is_dir() else []
-        if files:
-            return files
-    raise InputError(str(path), "no Parquet part files (expected parquet/part-*.parquet)")
-
-
-def _remote_parquet_files(corpus: str) -> list[str]:
+    remote = paths.is_remote(corpus)
+    corpus = str(corpus) if remote else paths.normalize(corpus)
     try:
-        if corpus.endswith(".parquet") and paths.isfile(corpus):
-            return [corpus]
-        for folder in (paths.join(corpus, "parquet"), corpus):
-            files = [p for p in paths.listdir(folder)
-                     if p.endswith(".parquet") and not paths.basename(p).startswith((".", "_"))]
-            if files:
-                return files
+        files = _part_files(corpus, remote)
     except OSError as error:
         raise InputError(corpus, f"cannot read: {error.strerror or error}") from None
-    raise InputError(corpus, "no Parquet part files (expected parquet/part-*.parquet)")
+    if not files:
+        raise InputError(corpus, "no Parquet part files (expected parquet/part-*.parquet)")
+    return files if remote else [Path(f) for f in files]
+
+
+def _part_files(corpus: str, remote: bool) -> list[str]:
+    if (corpus.endswith(".parquet") or not remote) and paths.isfile(corpus):
+        return [corpus]
+    if not remote and not paths.isdir(corpus):
+        raise InputError(corpus, "no such corpus directory")
+    for folder in (paths.join(corpus, "parquet"), corpus):
+        files = [p for p in paths.listdir(folder)
+                 if p.endswith(".parquet") and not paths.basename(p).startswith((".", "_"))]
+        if files:
+            return files
+    return []
 
 
 def parquet_batches(
