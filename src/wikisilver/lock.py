@@ -102,16 +102,23 @@ def _holder_info() -> dict:
 def _object_lock(out: str) -> Iterator[str]:
     """The lock of an output on an object store: a lock object kept fresh by a heartbeat."""
     path = paths.join(out, LOCK_NAME)
+
+    def held_by_another() -> OutputLocked:
+        return OutputLocked(out, f"another wikisilver run is writing here: {_holder(path)}; "
+                                 f"wait for it to finish (lock object {path})")
+
     try:
-        if paths.exists(path) and time.time() - paths.state(path)["mtime_ns"] / 1e9 < STALE_S:
-            raise OutputLocked(out, f"another wikisilver run is writing here: {_holder(path)}; "
-                                    f"wait for it to finish (lock object {path})")
-        info = {**_holder_info(), "token": uuid.uuid4().hex}
-        data = json.dumps(info).encode("utf-8")
+        try:
+            fresh = time.time() - paths.modified(path) < STALE_S
+        except FileNotFoundError:
+            fresh = False
+        if fresh:
+            raise held_by_another()
+        text = json.dumps({**_holder_info(), "token": uuid.uuid4().hex})
+        data = text.encode("utf-8")
         paths.write_bytes(path, data)
-        if paths.read_text(path) != data.decode("utf-8"):  # another run wrote its own at the same time
-            raise OutputLocked(out, f"another wikisilver run is writing here: {_holder(path)}; "
-                                    f"wait for it to finish (lock object {path})")
+        if paths.read_text(path) != text:  # another run wrote its own at the same time
+            raise held_by_another()
     except OSError as error:
         raise InputError(out, f"output directory is not writable ({error.strerror or error})") from None
     stop = threading.Event()
@@ -123,7 +130,7 @@ def _object_lock(out: str) -> Iterator[str]:
         stop.set()
         beat.join(timeout=10)
         try:
-            if paths.read_text(path) == data.decode("utf-8"):
+            if paths.read_text(path) == text:
                 paths.remove([path])
         except OSError:
             pass

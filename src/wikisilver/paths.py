@@ -242,15 +242,27 @@ def _match(pattern: str, limit: int | None = None) -> list:
     return found[0].metadata_list if found else []
 
 
+def _metadata(path: str):
+    """What the store lists of one remote object; FileNotFoundError when it has none."""
+    metadata = next((m for m in _match(path) if m.path == path), None)
+    if metadata is None:
+        raise FileNotFoundError(path)
+    return metadata
+
+
 def size(path: str | os.PathLike) -> int:
     path = normalize(path)
     if not is_remote(path):
         return os.path.getsize(path)
-    found = _match(path)
-    for metadata in found:
-        if metadata.path == path:
-            return metadata.size_in_bytes
-    raise FileNotFoundError(path)
+    return _metadata(path).size_in_bytes
+
+
+def modified(path: str | os.PathLike) -> float:
+    """When a file was last written (seconds since the epoch); FileNotFoundError for none."""
+    path = normalize(path)
+    if not is_remote(path):
+        return os.path.getmtime(path)
+    return _metadata(path).last_updated_in_seconds
 
 
 def listdir(path: str | os.PathLike) -> list[str]:
@@ -282,9 +294,7 @@ def state(path: str | os.PathLike) -> dict[str, int | str]:
         return {"bytes": st.st_size, "mtime_ns": st.st_mtime_ns, "ctime_ns": st.st_ctime_ns,
                 "inode": st.st_ino, "device": st.st_dev}
     try:
-        metadata = next((m for m in _match(path) if m.path == path), None)
-        if metadata is None:
-            raise FileNotFoundError(path)
+        metadata = _metadata(path)
         return {"bytes": metadata.size_in_bytes, "mtime_ns": int(metadata.last_updated_in_seconds * 1e9),
                 "checksum": str(_filesystems().checksum(path))}
     except FileNotFoundError:
