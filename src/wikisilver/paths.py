@@ -195,10 +195,10 @@ def open_text_write(path: str | os.PathLike, newline: str | None = "\n") -> Text
     return io.TextIOWrapper(open_write(path), encoding="utf-8", newline=newline)
 
 
-def read_text(path: str | os.PathLike) -> str:
-    """The whole of a (small) UTF-8 text file."""
+def read_text(path: str | os.PathLike, errors: str = "strict") -> str:
+    """The whole of a (small) UTF-8 text file (``errors``: as ``bytes.decode`` takes them)."""
     with open_read(path) as handle:
-        return handle.read().decode("utf-8")
+        return handle.read().decode("utf-8", errors=errors)
 
 
 def write_bytes(path: str | os.PathLike, data: bytes) -> None:

@@ -103,8 +103,7 @@ def load_infobox_mappings(directory: str) -> dict[str, tuple[str, ...]]:
         if m is None:
             continue
         try:
-            with paths.open_read(path) as handle:
-                text = handle.read().decode("utf-8", errors="replace")
+            text = paths.read_text(path, errors="replace")
         except OSError as err:
             raise InputError(str(path), f"cannot read mapping: {err.strerror or err}") from None
         if not text.strip():
