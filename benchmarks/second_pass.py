@@ -32,7 +32,7 @@ import zlib
 from collections.abc import Iterable
 from pathlib import Path
 
-from wikisilver.corpus.goldcheck import read_blind_gold
+from wikisilver.corpus.goldcheck import read_blind_gold, recovered_sentences, recovered_spans_right
 from wikisilver.corpus.inputs import read_corpus
 from wikisilver.corpus.read import read_sentences, tagged
 from wikisilver.corpus.tags import TaggedSentence, iob_to_spans
@@ -121,18 +121,16 @@ def choose_threshold(corpus: Path, leave_out: set[str], work: Path) -> list[tupl
 def recovered_on_gold(corpus: Path, gold: Path) -> str:
     """The recovered spans of the gold's sentences (a third of the English gold is sentences the
     first pass drops) scored against the gold: a blind check before the hand-check."""
-    recovered = {(s.title, s.tokens): s for s in read_sentences(corpus) if s.source == "second_pass"}
+    recovered = {(s.title, s.tokens): s for s in recovered_sentences(str(corpus))}
     right = total = sentences = 0
     for sentence in read_blind_gold(str(gold)):
         found = recovered.get((sentence.title, sentence.tokens))
         if found is None:
             continue
         sentences += 1
-        spans = set(iob_to_spans(sentence.tags))
-        for span in found.spans:
-            if span.rule == "second_pass":
-                total += 1
-                right += (span.start, span.end, span.conll) in spans
+        for _, is_right in recovered_spans_right(found, sentence.tags):
+            total += 1
+            right += is_right
     return (f"{sentences} gold sentences recovered, {total} recovered spans in them, "
             f"precision {100 * right / total if total else 0:.1f} %")
 

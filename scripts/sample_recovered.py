@@ -29,22 +29,14 @@ import random
 import sys
 from collections import Counter
 
-from wikisilver.corpus.goldcheck import read_blind_gold
-from wikisilver.corpus.read import read_sentences
-from wikisilver.corpus.tags import iob_to_spans
+from wikisilver.corpus.goldcheck import read_blind_gold, recovered_sentences, recovered_spans_right
 from wikisilver.labels.second_pass import RULE, SOURCE
 from wikisilver.ner.scores import ChunkCounter
 from wikisilver.records import EntitySpan, LabelledSentence
 
 
-def recovered(corpus: str) -> list[LabelledSentence]:
-    """The corpus's sentences kept by the second pass with at least one recovered span."""
-    return [s for s in read_sentences(corpus)
-            if s.source == SOURCE and any(span.rule == RULE for span in s.spans)]
-
-
 def sample(corpus: str, n: int, seed: int, out: str, key: str | None = None) -> int:
-    found = recovered(corpus)
+    found = recovered_sentences(corpus)
     if not found:
         print(f"sample_recovered: {corpus} holds no sentence recovered by the second pass", file=sys.stderr)
         return 2
@@ -78,7 +70,7 @@ def from_key(key: str) -> list[LabelledSentence]:
 
 
 def score(corpus: str | None, annotation: str, key: str | None = None) -> int:
-    by_key = {(s.title, s.index): s for s in (from_key(key) if key else recovered(corpus))}
+    by_key = {(s.title, s.index): s for s in (from_key(key) if key else recovered_sentences(corpus))}
     whole = ChunkCounter()
     right = Counter()
     total = Counter()
@@ -89,11 +81,9 @@ def score(corpus: str | None, annotation: str, key: str | None = None) -> int:
             missing += 1
             continue
         whole.add(gold.tags, silver.conll_tags)
-        gold_spans = set(iob_to_spans(gold.tags))
-        for span in silver.spans:
-            if span.rule == RULE:
-                total[span.conll] += 1
-                right[span.conll] += (span.start, span.end, span.conll) in gold_spans
+        for kind, is_right in recovered_spans_right(silver, gold.tags):
+            total[kind] += 1
+            right[kind] += is_right
     if missing:
         print(f"sample_recovered: {missing} annotated sentence(s) not among the corpus's recovered ones "
               "(another corpus?); left out", file=sys.stderr)

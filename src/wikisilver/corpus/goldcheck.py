@@ -7,12 +7,15 @@ same tokens; the scores are conlleval's exact-match chunk P/R/F over those sente
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from wikisilver.corpus.read import parquet_batches
+from wikisilver.corpus.read import parquet_batches, read_sentences
+from wikisilver.corpus.tags import iob_to_spans
 from wikisilver.errors import InputError
+from wikisilver.labels.second_pass import RULE, SOURCE
 from wikisilver.ner.scores import ChunkCounter, Scores
+from wikisilver.records import LabelledSentence
 
 
 @dataclass(frozen=True)
@@ -99,3 +102,16 @@ def score_corpus(corpus: str, gold: Iterable[GoldSentence]) -> GoldReport:
             matched += 1
             counter.add(sentence.tags, silver)
     return GoldReport(counter.scores(), len(gold), matched, everything.scores().gold)
+
+
+def recovered_sentences(corpus: str) -> list[LabelledSentence]:
+    """The corpus's sentences kept by the second pass with at least one span from its model."""
+    return [s for s in read_sentences(corpus)
+            if s.source == SOURCE and any(span.rule == RULE for span in s.spans)]
+
+
+def recovered_spans_right(sentence: LabelledSentence, gold_tags: Sequence[str]) -> list[tuple[str, bool]]:
+    """Each span the second pass's model gave ``sentence``: its type, and whether the gold has
+    exactly that span (same tokens, same type)."""
+    gold = set(iob_to_spans(gold_tags))
+    return [(span.conll, (span.start, span.end, span.conll) in gold) for span in sentence.spans if span.rule == RULE]
