@@ -284,8 +284,9 @@ class PerceptronTagger:
                     seen += 1
                     prev2, prev = prev, guess
             rng.shuffle(sentences)
-            averaged = _average(weights, totals, stamps, instance, prune)
             line = f"iteration {it + 1}: training accuracy {correct / seen:.4f}"
+            if dev is not None or it == iterations - 1:  # without dev only the last pass's are kept
+                averaged = _average(weights, totals, stamps, instance, prune)
             if dev is not None:
                 model.weights = averaged
                 score = model.accuracy(dev)
