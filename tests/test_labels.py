@@ -53,6 +53,9 @@ TARGETS = {
     "Greek language": entity("Greek language", "Organisation", "ORG"),
     "Ancient Egypt": entity("Ancient Egypt", "Country", "LOC"),
     "Angola": entity("Angola", "Country", "LOC", ("Angolan",)),
+    "Philippines": entity("Philippines", "Country", "LOC"),
+    "Laos": entity("Laos", "Country", "LOC"),
+    "Sigmund Freud": entity("Sigmund Freud", "Scientist", "PER"),
     "Portugal. The Man": entity("Portugal. The Man", "Person", "PER"),
     "Republican Party (United States)": entity("Republican Party (United States)", "PoliticalParty", "ORG"),
     "Whig Party (United States)": entity("Whig Party (United States)", "PoliticalParty", "ORG"),
@@ -106,6 +109,8 @@ EXAMPLES = {
     ),
     "trailing_punctuation_o": Example("He joined the [[Republican Party (United States)|Republican Party,]] then won."),
     "lowercase_tail_o": Example("He became a [[Whig Party (United States)|Whig Party leader]] in [[Illinois]]."),
+    # Asia: "Asia is [[Earth|Earth's]] largest and most populous continent"
+    "possessive_o": Example("He left [[Kentucky|Kentucky's]] capital. Kentucky's hills were far."),
     "hu_inflected_name": Example(
         "[[Berlin]] [[Németország]] fővárosa. Sokan élnek Berlinben. A [[NASA]]-nak új igazgatója van.", "hu"
     ),
@@ -271,6 +276,27 @@ def test_lowercase_tail_o_closing_an_anchor():
     result = label_example("lowercase_tail_o")
     assert tags(result)[3:6] == [("Whig", "B-ORG"), ("Party", "I-ORG"), ("leader", "O")]
     assert result.counts["lowercase_tail_o"] == 1
+
+
+def test_possessive_o_closing_an_anchor_and_its_alias_form():
+    """The clitic of ``[[Kentucky|Kentucky's]]`` is O, linked and unlinked; in the middle of a name
+    (People's Republic) it stays."""
+    result = label_example("possessive_o")
+    assert tags(result)[2:4] == [("Kentucky", "B-LOC"), ("'s", "O")]
+    assert tags(result, 1)[:2] == [("Kentucky", "B-LOC"), ("'s", "O")]
+    assert result.counts["possessive_o"] == 1
+    tail = label("He saw [[Kentucky|Kentucky's hills]] and [[Sigmund Freud|Freud's]] notes.")
+    assert [t for t in tags(tail) if t[1] != "O"] == [("Kentucky", "B-LOC"), ("Freud", "B-PER")]
+    inside = label("He went to the [[China|People's Republic]] then.")
+    assert tags(inside)[4:7] == [("People", "B-LOC"), ("'s", "I-LOC"), ("Republic", "I-LOC")]
+
+
+def test_a_plural_that_is_a_name_is_no_nationality_word():
+    """Asia: "… northeast of the [[Philippines]] and south of [[Japan]]": Philippines is the country,
+    not the plural of the nationality word Philippine; Filipinos and Greeks are plurals."""
+    result = label("It lies northeast of the [[Philippines]] and south of [[Laos]]. The Greeks and Filipinos came.")
+    assert ("Philippines", "B-LOC") in tags(result) and ("Laos", "B-LOC") in tags(result)
+    assert ("Greeks", "B-MISC") in tags(result, 1) and ("Filipinos", "B-MISC") in tags(result, 1)
 
 
 def test_location_comma_split_into_two_places():
@@ -603,6 +629,16 @@ def test_common_noun_unk_drops_a_link_the_article_writes_in_lower_case():
     assert not any("Agribusiness" in s.tokens for s in on.sentences) and on.counts["sentences_dropped_unk"] == 1
     kept = label("The moon rose over [[Kentucky]]. Later the Kentucky moon set.")
     assert ("Kentucky", "B-LOC") in tags(kept)
+
+
+def test_common_noun_unk_counts_every_capitalized_word_inside_a_sentence():
+    """Each word after another word counts, whatever came before it: "In big Kentucky towns" and
+    "left Kentucky" write it capitalized inside a sentence more often than "the word kentucky" in
+    lower case, so it is no common noun to this article; written in lower case more often, it is."""
+    kept = label("The word kentucky is rare. In big Kentucky towns it is not. He left [[Kentucky]].")
+    assert [("Kentucky", "B-LOC")] * 2 == [t for k in (1, 2) for t in tags(kept, k) if t[0] == "Kentucky"]
+    dropped = label("The word kentucky is rare: kentucky is a meadow. He left [[Kentucky]].")  # lower case 2:1
+    assert len(dropped.sentences) == 1 and dropped.counts["sentences_dropped_unk"] == 1
 
 
 def test_descriptive_anchor_ignored_leaves_the_names_inside():

@@ -17,7 +17,7 @@ from wikisilver.labels.state import Mention
 from wikisilver.records import Article, TargetInfo
 from wikisilver.resources import load_word_list
 from wikisilver.titles import drop_parenthetical
-from wikisilver.text.base import is_capitalized
+from wikisilver.text.base import is_capitalized, is_punct_token
 
 Tokenize = Callable[[str], tuple[str, ...]]
 Form = tuple[str, ...]
@@ -48,7 +48,11 @@ def alias_forms(info: TargetInfo) -> list[str]:
 def alias_match(info: TargetInfo, anchor: Form, pack: LanguagePack, tokenize: Tokenize) -> Iterator[Form]:
     """``[[Abraham Lincoln]] was a lawyer. Lincoln was elected …``: an entity's capitalized anchor,
     title, title without disambiguator and redirect titles (``Lincoln`` → Abraham Lincoln), and the
-    article's own title and aliases, mentioned unlinked, take the entity's tag."""
+    article's own title and aliases, mentioned unlinked, take the entity's tag. The anchor's form
+    ends where its name does: not with punctuation or a possessive clitic (``Earth`` of
+    ``[[Earth|Earth's]]``)."""
+    while anchor and (is_punct_token(anchor[-1]) or anchor[-1] in pack.possessive_clitics):
+        anchor = anchor[:-1]
     if anchor and all(is_capitalized(t) or not t.isalpha() for t in anchor):
         yield anchor
     for form in alias_forms(info):

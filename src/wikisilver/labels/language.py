@@ -33,6 +33,7 @@ class LanguagePack:
     taxon_ranks: frozenset[str] = frozenset()  # rank words that name a taxon after them
     latin_ranks: frozenset[str] = frozenset()  # ranks that are also common words: Latin names only
     taxon_endings: tuple[str, ...] = ()
+    possessive_clitics: frozenset[str] = frozenset()  # tokens that close a possessive: 's
 
     @classmethod
     def load(cls, lang: str) -> "LanguagePack":
@@ -53,6 +54,7 @@ class LanguagePack:
             taxon_ranks=frozenset(data.get("taxon_ranks", ())),
             latin_ranks=frozenset(data.get("latin_ranks", ())),
             taxon_endings=tuple(data.get("taxon_endings", ())),
+            possessive_clitics=frozenset(data.get("possessive_clitics", ())),
         )
 
     def conll_of(self, entity: EntityType) -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import re
-import unicodedata
 
 from wikisilver.entities.calendar import is_calendar_title
 from wikisilver.labels.aliases import function_words
@@ -19,6 +18,7 @@ from wikisilver.labels.registry import Stage, rule
 from wikisilver.labels.state import LEAVE, O, UNK, UNKNOWN, Leave, SentenceState, Tag
 from wikisilver.records import Link, TargetInfo
 from wikisilver.resources import load_word_list
+from wikisilver.text.base import is_punct_token
 from wikisilver.titles import drop_parenthetical
 
 
@@ -29,10 +29,6 @@ def is_lowercase_anchor(anchor: str) -> bool:
     if not letters:
         return True
     return not any(ch.isupper() for ch in letters) and any(ch.islower() for ch in letters)
-
-
-def is_punctuation(token: str) -> bool:
-    return all(unicodedata.category(ch).startswith("P") or unicodedata.category(ch).startswith("S") for ch in token)
 
 
 def _typed(info: TargetInfo | None) -> bool:
@@ -66,7 +62,8 @@ def taxon_o(text: str, pack: LanguagePack) -> dict[str, str]:
 
 
 _WORD = re.compile(r"(?<![\w'’-])([^\W\d_][\w'’-]*)")
-_AFTER_WORD = re.compile(r"[^\W\d_][\w'’-]*,? ([^\W\d_][\w'’-]*)")
+# a word right after another word (and a comma): the lookahead leaves it to be the next match's first
+_AFTER_WORD = re.compile(r"[^\W\d_][\w'’-]*,? (?=([^\W\d_][\w'’-]*))")
 
 
 @rule("common_noun_unk", Stage.EVIDENCE)
@@ -115,10 +112,12 @@ def link_lowercase_ignored(link: Link, info: TargetInfo | None, pack: LanguagePa
 @functools.cache
 def nationality_words(lang: str) -> frozenset[str]:
     """The nationality, ethnic-group, language and religion words of ``lang``
-    (``mappings/<lang>/nationalities.txt``, with their plurals in -s) and its names of religions
-    and of God (``religions.txt``, as written)."""
+    (``mappings/<lang>/nationalities.txt``, with their plurals in -s, except the plurals that are
+    names of their own, ``plural_names.txt``: Philippines, Laos) and its names of religions and of
+    God (``religions.txt``, as written)."""
     words = load_word_list(lang, "nationalities.txt")
     plurals = {w + "s" for w in words if not w.endswith(("sh", "ch", "ese", "s", "x", "z"))}
+    plurals -= load_word_list(lang, "plural_names.txt")
     return words | plurals | load_word_list(lang, "religions.txt")
 
 
@@ -242,7 +241,7 @@ def personal_title_in_anchor(token: str, tag: Tag, pack: LanguagePack) -> bool:
 @rule("trailing_punctuation_o", Stage.ANCHOR_END)
 def trailing_punctuation_o(token: str, tag: Tag, pack: LanguagePack) -> bool:
     """``[[Republican Party (United States)|Republican Party,]]``: punctuation closing an anchor is O."""
-    return is_punctuation(token)
+    return is_punct_token(token)
 
 
 @rule("lowercase_tail_o", Stage.ANCHOR_END)
@@ -254,6 +253,14 @@ def lowercase_tail_o(token: str, tag: Tag, pack: LanguagePack) -> bool:
     if tag.conll != "PER" and pack.capitalization_is_proper_noun:
         return False
     return token[:1].islower()
+
+
+@rule("possessive_o", Stage.ANCHOR_END)
+def possessive_o(token: str, tag: Tag, pack: LanguagePack) -> bool:
+    """``[[Earth|Earth's]] largest``, ``[[Earth#Surface|Earth's surface]]``: the possessive clitic
+    closing an anchor (``possessive_clitics`` of the language, after a lower-case tail) is O;
+    the name is ``Earth``. Inside a name (``People's Republic``) it stays."""
+    return token in pack.possessive_clitics
 
 
 @rule("hu_inflected_name", Stage.HYPHEN)
