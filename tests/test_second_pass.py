@@ -19,6 +19,7 @@ from wikisilver.corpus.schema import SENTENCE_SCHEMA
 from wikisilver.corpus.tags import TaggedSentence
 from wikisilver.corpus.write import write_part
 from wikisilver.labels import Labeller
+from wikisilver.labels.language import LanguagePack
 from wikisilver.labels.second_pass import (
     DISAGREES, DISAGREES_KNOWN, LOW_CONFIDENCE, UNKNOWN_AS_O, UNKNOWN_FORM, SecondPass, decide,
 )
@@ -84,6 +85,23 @@ def test_decide_keeps_only_forms_the_first_pass_knows_with_the_models_type():
     assert decide(FIRST, predicted, [0.99] * 8, 0.9, tokens, None).kept
     # The check comes after the others: an unsure model is still dropped for that.
     assert decide(FIRST, predicted, [0.5] * 8, 0.9, tokens, {}).reason == LOW_CONFIDENCE
+
+
+def test_a_hungarian_name_with_a_case_ending_is_known_by_its_stem():
+    """Hungarian names take case endings: the first pass knew ``Zorbaváros`` (LOC), so the model's
+    ``Zorbavárosban`` and ``NASA-nak`` are known forms; without the endings they are not."""
+    suffixes = LanguagePack.load("hu").inflection_suffixes
+    first, predicted = "O O B-UNK O".split(), "O O B-LOC O".split()
+    tokens = "Sokan élnek Zorbavárosban .".split()
+    known = {("Zorbaváros",): "LOC", ("NASA",): "ORG"}
+    assert decide(first, predicted, [0.99] * 4, 0.9, tokens, known, suffixes).spans == ((2, 3, "LOC"),)
+    assert decide(first, predicted, [0.99] * 4, 0.9, tokens, known).reason == UNKNOWN_FORM
+    nasa = decide("O O B-UNK O".split(), "O O B-ORG O".split(), [0.99] * 4, 0.9, "Írt a NASA-nak .".split(), known, suffixes)
+    assert nasa.spans == ((2, 3, "ORG"),)
+    # The labeller gives the second pass its language's endings.
+    labeller = Labeller("hu", get_processor("hu"), second_pass=SecondPass(Scripted("O O B-LOC O"), known=known))
+    (kept,) = labeller.label_article(article("Sokan élnek Zorbavárosban."), {}).sentences
+    assert kept.source == "second_pass" and kept.conll_tags == ("O", "O", "B-LOC", "O")
 
 
 def test_train_writes_the_mentions_table_and_loading_it_gives_each_form_its_majority_type(tmp_path):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
-from wikisilver.labels.language import LanguagePack
+from wikisilver.labels.language import LanguagePack, case_stems
 from wikisilver.labels.registry import Rule, Stage, rule
 from wikisilver.labels.state import Mention
 from wikisilver.records import Article, TargetInfo
@@ -163,12 +163,8 @@ class AliasIndex:
 def inflected_alias(token: str, index: AliasIndex, pack: LanguagePack) -> Mention | None:
     """(hu) ``… Sokan élnek Berlinben.``: a one-token alias plus a case ending of the language
     (``Berlin`` + ``-ben``, ``NASA`` + ``-nak``) is that entity, with its tag."""
-    for suffix in pack.inflection_suffixes:
-        if len(token) > len(suffix) + 1 and token.endswith(suffix):
-            stem = token[: -len(suffix)]
-            if stem.endswith("-"):
-                stem = stem[:-1]
-            for form, mention in index.candidates(stem):
-                if len(form) == 1:
-                    return mention
+    for stem in case_stems(token, pack.inflection_suffixes):
+        for form, mention in index.candidates(stem):
+            if len(form) == 1:
+                return mention
     return None

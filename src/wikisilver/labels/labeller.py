@@ -219,7 +219,7 @@ class Labeller:
         when the model is sure and agrees with the rules, else False (counted with the reason)."""
         assert self.second_pass is not None
         state.counts["second_pass.candidates"] += 1
-        decision = self.second_pass.label(state.tokens, state.iob()[0])
+        decision = self.second_pass.label(state.tokens, state.iob()[0], self.pack.inflection_suffixes)
         if not decision.kept:
             state.counts[f"second_pass.dropped.{decision.reason}"] += 1
             return False

@@ -6,7 +6,7 @@ a language without its own), plus the calendar words of ``mappings/calendar.toml
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from wikisilver.entities.calendar import calendar_words
@@ -14,6 +14,16 @@ from wikisilver.labels.state import Tag
 from wikisilver.records import EntityType, TargetInfo
 from wikisilver.resources import has_mapping, load_toml
 
+
+
+def case_stems(token: str, suffixes: Sequence[str]) -> Iterator[str]:
+    """The names a token may be with one of the case endings ``suffixes`` (longest first) cut off,
+    a hyphen before it too: ``Berlinben`` -> ``Berlin``, ``NASA-nak`` -> ``NASA`` (a stem keeps at
+    least two characters)."""
+    for suffix in suffixes:
+        if len(token) > len(suffix) + 1 and token.endswith(suffix):
+            stem = token[: -len(suffix)]
+            yield stem[:-1] if stem.endswith("-") else stem
 
 
 @dataclass(frozen=True)

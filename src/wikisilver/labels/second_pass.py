@@ -17,7 +17,9 @@ O from the rules) and left others UNK. The model tags the whole sentence; the se
   mentions in the corpus the model was trained on), every span the model puts on UNK tokens is a
   known form and the model gives it that type — else ``unknown_form`` (the first pass never saw
   it as a name: the model guesses, and its guesses on forms it never saw are wrong one time in
-  three) or ``disagrees_known`` (the first pass knows it as another type).
+  three) or ``disagrees_known`` (the first pass knows it as another type). In a language whose
+  names take case endings (``inflection_suffixes``: Hungarian) a form is also known by its last
+  token's stem: ``Berlinnek`` by ``Berlin`` (the stems of :func:`~wikisilver.labels.language.case_stems`).
 
 The UNK tokens then take the model's spans (rule ``second_pass``, the generic DBpedia class of
 their type). The decision is pure (:func:`decide`); the labeller applies it to its sentence state.
@@ -29,6 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from wikisilver.corpus.tags import iob_to_spans
+from wikisilver.labels.language import case_stems
 from wikisilver.labels.state import UNK
 from wikisilver.ner.seam import MarginalTagger
 
@@ -53,13 +56,26 @@ class Decision:
         return self.reason is None
 
 
+def known_type(known: Mapping[tuple[str, ...], str], form: tuple[str, ...], suffixes: Sequence[str] = ()) -> str | None:
+    """The type the first pass knows ``form`` as: the form itself, else (with case endings
+    ``suffixes``) its last token's first stem that it knows; None if neither."""
+    kind = known.get(form)
+    if kind is None and form:
+        for stem in case_stems(form[-1], suffixes):
+            kind = known.get(form[:-1] + (stem,))
+            if kind is not None:
+                break
+    return kind
+
+
 def decide(
     first_pass: Sequence[str], predicted: Sequence[str], marginals: Sequence[float], threshold: float,
-    tokens: Sequence[str] = (), known: Mapping[tuple[str, ...], str] | None = None,
+    tokens: Sequence[str] = (), known: Mapping[tuple[str, ...], str] | None = None, suffixes: Sequence[str] = (),
 ) -> Decision:
     """The decision for one sentence: ``first_pass`` its IOB2 tags after the rules (``B-UNK``/``I-UNK``
     on UNK tokens), ``predicted`` the model's IOB2 tags, ``marginals`` the model's probability of each;
-    ``known`` (with the sentence's ``tokens``): surface form -> the type the first pass knows it as."""
+    ``known`` (with the sentence's ``tokens``): surface form -> the type the first pass knows it as,
+    ``suffixes`` the language's case endings."""
     unknown = [tag.endswith(UNK) for tag in first_pass]
     known_spans = {span for span in iob_to_spans(first_pass) if span[2] != UNK}
     model_spans = iob_to_spans(predicted)
@@ -78,7 +94,7 @@ def decide(
     if any(u and tag == "O" for u, tag in zip(unknown, predicted)):
         return Decision(reason=UNKNOWN_AS_O)
     if known is not None:
-        kinds = [known.get(tuple(tokens[start:end])) for start, end, _ in recovered]
+        kinds = [known_type(known, tuple(tokens[start:end]), suffixes) for start, end, _ in recovered]
         if None in kinds:
             return Decision(reason=UNKNOWN_FORM)
         if any(kind != span[2] for kind, span in zip(kinds, recovered)):
@@ -88,7 +104,8 @@ def decide(
 
 class SecondPass:
     """A model, the threshold its marginals must reach and what the first pass knows of surface
-    forms (None: no such check); :meth:`label` is :func:`decide` with the model's tags of the sentence."""
+    forms (None: no such check); :meth:`label` is :func:`decide` with the model's tags of the
+    sentence and the language's case endings."""
 
     def __init__(self, tagger: MarginalTagger, threshold: float = DEFAULT_THRESHOLD,
                  known: Mapping[tuple[str, ...], str] | None = None) -> None:
@@ -96,6 +113,6 @@ class SecondPass:
         self.threshold = threshold
         self.known = known
 
-    def label(self, tokens: Sequence[str], first_pass: Sequence[str]) -> Decision:
+    def label(self, tokens: Sequence[str], first_pass: Sequence[str], suffixes: Sequence[str] = ()) -> Decision:
         predicted, marginals = self.tagger.tag_marginals(tokens)
-        return decide(first_pass, predicted, marginals, self.threshold, tokens, self.known)
+        return decide(first_pass, predicted, marginals, self.threshold, tokens, self.known, suffixes)
