@@ -12,8 +12,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from test_hostile import dump_xml, many_pages
-from test_hostile_runs import peak_rss_mib
+from dump_support import dump_xml, many_pages, peak_rss_mib
 from wikisilver.dump import iter_pages
 from wikisilver.dump.bz2blocks import Bz2Reader, block_stream, find_magics
 from wikisilver.dump.streams import Break

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import shared_file
-from test_pipeline_sources import write_multistream
+from dump_support import write_multistream
 import wikisilver as wikisilver_api
 from wikisilver import paths
 from wikisilver.config import demo_inputs

@@ -10,13 +10,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from xml.sax.saxutils import escape
 
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from build_support import check_accounting, read_corpus, read_rejects, read_stats
+from dump_support import dump_xml, many_pages
 from wikisilver.config import demo_inputs
 from wikisilver.dump.bz2blocks import find_magics
 from wikisilver.text import get_processor
@@ -26,17 +26,6 @@ from wikisilver.wikitext.templates import template_table
 
 DEMO_DUMP, DEMO_TYPES = demo_inputs()
 PROSE = "Ada Lovelace was an English mathematician who worked with Charles Babbage in London."
-
-
-def dump_xml(pages: list[tuple[int, str, str]]) -> str:
-    """A MediaWiki export of ``(page id, title, wikitext)`` pages."""
-    body = "".join(
-        f"<page><title>{escape(title)}</title><ns>0</ns><id>{page_id}</id><revision><id>{page_id}</id>"
-        f"<text xml:space=\"preserve\">{escape(text)}</text></revision></page>\n"
-        for page_id, title, text in pages
-    )
-    return ('<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/" xml:lang="en">\n'
-            f"<siteinfo><sitename>Wikipedia</sitename><dbname>enwiki</dbname></siteinfo>\n{body}</mediawiki>\n")
 
 
 def write_dump(path: Path, pages: list[tuple[int, str, str]]) -> Path:
@@ -139,7 +128,6 @@ def test_non_dumps_are_one_line_errors_before_any_work(tmp_path):
     """Random bytes named .xml.bz2, a text file, a 0-byte file and a bz2 of nothing: exit 2 and
     one line naming the file, with --strict too; no output directory is made."""
     import bz2
-    import random
 
     inputs = {
         "random-pages-articles.xml.bz2": random.Random(21).randbytes(4096),
@@ -220,14 +208,6 @@ def test_strict_rerun_of_a_failed_strict_build_fails_again(tmp_path):
 
 
 # -- 4. a corrupt block in a single-stream bz2 dump ----------------------------------------------
-
-
-def many_pages(count: int, seed: int = 21) -> list[tuple[int, str, str]]:
-    """``count`` pages of a few sentences of random words (text that compresses like prose)."""
-    rng = random.Random(seed)
-    words = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(2, 9))) for _ in range(3000)]
-    return [(i, f"Page {i}", " ".join(rng.choice(words) for _ in range(rng.randint(20, 60))) + ".")
-            for i in range(1, count + 1)]
 
 
 @pytest.mark.slow

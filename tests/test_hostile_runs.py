@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from dump_support import peak_rss_mib
 from wikisilver.config import demo_inputs
 from wikisilver.lock import LOCK_NAME, output_lock
 
@@ -292,25 +293,6 @@ def test_billion_laughs_ontology_is_refused_up_front(inputs, tmp_path) -> None:
         f"wikisilver build: error: {owl}:line 2: has a DTD (<!DOCTYPE): refused, entity expansion can blow up; "
         "DBpedia's ontology has none"]
     assert not (out / "manifest.json").exists()
-
-
-# VmHWM, not ru_maxrss: Linux keeps ru_maxrss across exec, so a child of a big pytest process
-# would report the parent's size.
-PEAK_RSS = """
-import sys
-{body}
-hwm = [line for line in open("/proc/self/status") if line.startswith("VmHWM:")][0]
-print(int(hwm.split()[1]) // 1024)  # MiB
-"""
-
-
-def peak_rss_mib(body: str) -> tuple[int, str]:
-    """Peak RSS (MiB) of a fresh interpreter running ``body``, and what it printed before."""
-    result = subprocess.run([sys.executable, "-c", PEAK_RSS.format(body=body)], capture_output=True, text=True,
-                            timeout=TIMEOUT)
-    assert result.returncode == 0, result.stderr
-    *printed, peak = result.stdout.splitlines()
-    return int(peak), "\n".join(printed)
 
 
 def write_lazily(path: Path, parts: list) -> None:

@@ -10,76 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from label_support import HU_TARGETS, TARGETS, article, entity
 from wikisilver.labels import RULES, LabelConfig, Labeller, is_lowercase_anchor, rules_fired
-from wikisilver.records import Article, EntityType, Link, TargetInfo
+from wikisilver.records import Article, Link, TargetInfo
 from wikisilver.text import get_processor
 from wikisilver.text.base import is_capitalized
-
-LINK = re.compile(r"\[\[([^|\]]+)(?:\|([^\]]+))?\]\]([a-záéíóöőúüű]*)")
-
-
-def article(markup: str, title: str = "Test article", page_id: int = 1) -> Article:
-    """Clean text + link spans from a tiny subset of wikitext ([[T]], [[T|a]], link trails)."""
-    text, links, pos = [], [], 0
-    out_len = 0
-    for match in LINK.finditer(markup):
-        before = markup[pos:match.start()]
-        text.append(before)
-        out_len += len(before)
-        anchor = (match.group(2) or match.group(1)) + match.group(3)
-        links.append(Link(out_len, out_len + len(anchor), match.group(1), anchor))
-        text.append(anchor)
-        out_len += len(anchor)
-        pos = match.end()
-    text.append(markup[pos:])
-    return Article(page_id, title, "".join(text), tuple(links))
-
-
-def entity(title: str, cls: str | None, conll: str, aliases: tuple[str, ...] = (), **kw) -> TargetInfo:
-    typed = EntityType(title, cls, conll, "O", "types") if conll else None
-    return TargetInfo(title=title, entity=typed, exists=True, aliases=aliases, **kw)
-
-
-TARGETS = {
-    "Abraham Lincoln": entity("Abraham Lincoln", "OfficeHolder", "PER", ("Lincoln", "Honest Abe")),
-    "Mary Todd": entity("Mary Todd", "Person", "PER"),
-    "United States": entity("United States", "Country", "LOC", ("USA", "U.S.")),
-    "Kentucky": entity("Kentucky", "AdministrativeRegion", "LOC"),
-    "Hodgenville, Kentucky": entity("Hodgenville, Kentucky", "City", "LOC"),
-    "Illinois": entity("Illinois", "AdministrativeRegion", "LOC"),
-    "Turkey": entity("Turkey", "Country", "LOC"),
-    "China": entity("China", "Country", "LOC"),
-    "Alaska": entity("Alaska", "AdministrativeRegion", "LOC"),
-    "Greek language": entity("Greek language", "Organisation", "ORG"),
-    "Ancient Egypt": entity("Ancient Egypt", "Country", "LOC"),
-    "Angola": entity("Angola", "Country", "LOC", ("Angolan",)),
-    "Philippines": entity("Philippines", "Country", "LOC"),
-    "Laos": entity("Laos", "Country", "LOC"),
-    "Sigmund Freud": entity("Sigmund Freud", "Scientist", "PER"),
-    "Portugal. The Man": entity("Portugal. The Man", "Person", "PER"),
-    "Republican Party (United States)": entity("Republican Party (United States)", "PoliticalParty", "ORG"),
-    "Whig Party (United States)": entity("Whig Party (United States)", "PoliticalParty", "ORG"),
-    "Lawyer": entity("Lawyer", None, ""),
-    "Mercury (planet)": entity("Mercury (planet)", "Planet", "O"),
-    "Mercury": TargetInfo("Mercury", None, exists=True, is_disambiguation=True),
-    # Type errors of the shared DBpedia samples (db100k/db111k) that the article's own text refutes.
-    "Lissamphibia": entity("Lissamphibia", "Band", "ORG"),
-    "Agribusiness": entity("Agribusiness", "University", "ORG"),
-    "Battle of Fredericksburg": entity("Battle of Fredericksburg", "MilitaryConflict", "MISC"),
-    "Robert E. Lee": entity("Robert E. Lee", "MilitaryPerson", "PER", ("Lee",)),
-    # A disambiguation page that a source typed anyway (as a settlement).
-    "Springfield": entity("Springfield", "Settlement", "LOC", is_disambiguation=True),
-}
-
-HU_TARGETS = {
-    "Berlin": entity("Berlin", "City", "LOC"),
-    "Németország": entity("Németország", "Country", "LOC"),
-    "WorldCom": entity("WorldCom", "Company", "ORG"),
-    "Nobel-díj": entity("Nobel-díj", "Award", "MISC"),
-    "Német nyelv": entity("Német nyelv", "Language", "MISC"),
-    "NASA": entity("NASA", "GovernmentAgency", "ORG"),
-}
-
 
 @dataclass(frozen=True)
 class Example:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import bz2
 import gzip
 import json
-import re
 from pathlib import Path
 
 import pytest
 
 from conftest import ENWIKI_EXTRACT, TYPES_100K, shared_file
 from build_support import check_accounting, read_corpus
+from dump_support import write_multistream
 from wikisilver.cli import main
 from wikisilver.config import demo_inputs
 from wikisilver.dump import iter_pages
@@ -26,31 +26,6 @@ def demo_reference(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("reference") / "out"
     assert main(["build", "--demo", "--out", str(out)]) == 0
     return out
-
-
-def write_multistream(source: Path, target: Path, pages_per_stream: int = 3) -> Path:
-    """A multistream .bz2 (header stream, then streams of bare <page>s) and its index, as Wikimedia does."""
-    xml = bz2.decompress(source.read_bytes()).decode("utf-8")
-    head, rest = xml.split("  <page>", 1)
-    pages = ["  <page>" + chunk for chunk in ("  <page>" + rest).split("  <page>")[1:]]
-    pages[-1] = pages[-1].replace("</mediawiki>\n", "")
-    streams = [head.encode()]
-    index_lines = []
-    for i in range(0, len(pages), pages_per_stream):
-        streams.append("".join(pages[i:i + pages_per_stream]).encode())
-    streams.append(b"</mediawiki>\n")
-    offset = 0
-    with open(target, "wb") as handle:
-        for number, stream in enumerate(streams):
-            data = bz2.compress(stream)
-            if 0 < number < len(streams) - 1:
-                for page in re.finditer(r"<title>(.*?)</title>\s*<ns>\d+</ns>\s*<id>(\d+)</id>", stream.decode()):
-                    index_lines.append(f"{offset}:{page.group(2)}:{page.group(1)}\n")
-            handle.write(data)
-            offset += len(data)
-    index = target.with_name(target.name.replace(".xml.bz2", "-index.txt.bz2"))
-    index.write_bytes(bz2.compress("".join(index_lines).encode()))
-    return index
 
 
 def test_multistream_dump_read_in_ranges_gives_same_corpus(tmp_path, demo_reference):

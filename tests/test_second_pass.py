@@ -12,7 +12,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from test_labels import TARGETS, article
+from label_support import TARGETS, article
 from wikisilver.corpus.export import export_corpus
 from wikisilver.corpus.read import read_sentences, read_tsv
 from wikisilver.corpus.schema import SENTENCE_SCHEMA
