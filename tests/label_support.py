@@ -48,6 +48,7 @@ TARGETS = {
     "Philippines": entity("Philippines", "Country", "LOC"),
     "Laos": entity("Laos", "Country", "LOC"),
     "Sigmund Freud": entity("Sigmund Freud", "Scientist", "PER"),
+    "General Motors": entity("General Motors", "Company", "ORG"),
     "Portugal. The Man": entity("Portugal. The Man", "Person", "PER"),
     "Republican Party (United States)": entity("Republican Party (United States)", "PoliticalParty", "ORG"),
     "Whig Party (United States)": entity("Whig Party (United States)", "PoliticalParty", "ORG"),

@@ -36,7 +36,7 @@ EXAMPLES = {
     # Alchemy: "As previously stated above, [[China|Chinese]] alchemy was more related to medicine."
     "nationality_word": Example(
         "As previously stated above, [[China|Chinese]] alchemy was more related to medicine. "
-        "It is said that the Chinese invented gunpowder in [[China]]."
+        "It is said that the Chinese invented gunpowder in [[China]]. They read the [[Greek language|Greek]] texts."
     ),
     "link_entity": Example("He was born in [[Kentucky]] and moved to the [[United States|United States of America]]."),
     "personal_title_o": Example(
@@ -191,6 +191,16 @@ def test_derived_word_is_misc():
     assert result.counts["derived_word"] == 1
 
 
+def test_a_derived_anchor_is_derived_unlinked_too():
+    """Alchemy: "[[Aristotle|Aristotelian]] … the Aristotelian element": the unlinked derived word
+    is MISC as its link is, not the person."""
+    result = label("He admired [[Abraham Lincoln|Lincolnian]] rhetoric. Lincolnian rhetoric was praised in [[Kentucky]].")
+    assert dict(tags(result, 1))["Lincolnian"] == "B-MISC"
+    off = label("He admired [[Abraham Lincoln|Lincolnian]] rhetoric. Its Lincolnian rhetoric won.",
+                disabled=frozenset({"derived_word"}))
+    assert dict(tags(off, 1))["Lincolnian"] == "B-PER"  # the rule off: the anchor is the person
+
+
 # -- reference cleansing -----------------------------------------------------------------------
 
 
@@ -199,6 +209,12 @@ def test_personal_title_o_inside_and_outside_an_anchor():
     assert tags(result, 0)[:2] == [("President", "O"), ("Lincoln", "B-PER")]
     assert tags(result, 1)[3:5] == [("President", "O"), ("Lincoln", "B-PER")]
     assert result.counts["personal_title_o"] == 2
+
+
+def test_personal_title_o_trims_only_a_persons_anchor():
+    """Samsung: "… [[General Motors]] …": General is part of the company's name."""
+    result = label("He sold it to [[General Motors]] and wrote to [[Abraham Lincoln|President Lincoln]].")
+    assert [t for t in tags(result) if t[1] != "O"] == [("General", "B-ORG"), ("Motors", "I-ORG"), ("Lincoln", "B-PER")]
 
 
 def test_trailing_punctuation_o_closing_an_anchor():

@@ -47,6 +47,22 @@ def test_english_sentences_do_not_split_after_abbreviations() -> None:
     ]
 
 
+def test_english_sentences_do_not_split_after_a_middle_initial() -> None:
+    """Punkt ends a sentence at an initial when the next word also occurs in lower case (bush,
+    sessions): the sentences of the extract that it cut there (Alabama, Albert Einstein, Art) are
+    whole; a roman numeral or a function word after the period still ends one."""
+    text = ("The state's two U.S. senators are Jefferson B. Sessions and Richard Shelby. "
+            "He met with civil rights activist W. E. B. Du Bois and was prepared to testify. "
+            "It rejected the naturalism of J. M. W. Turner, saw the poet T. S. Eliot and met George W. Bush. "
+            "He fought in World War I. Later he left. It was in Group B. The team won.")
+    assert sentences(EN, text) == [
+        "The state's two U.S. senators are Jefferson B. Sessions and Richard Shelby.",
+        "He met with civil rights activist W. E. B. Du Bois and was prepared to testify.",
+        "It rejected the naturalism of J. M. W. Turner, saw the poet T. S. Eliot and met George W. Bush.",
+        "He fought in World War I.", "Later he left.", "It was in Group B.", "The team won.",
+    ]
+
+
 def test_paragraphs_and_list_items_always_end_a_sentence() -> None:
     text = "It was founded in the U.S.\n\nThe second paragraph has no period\n* First item\n* Second item"
     assert sentences(EN, text) == [

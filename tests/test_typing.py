@@ -174,7 +174,7 @@ def test_a_plurality_that_is_not_a_majority_decides_nothing():
 
 
 def test_two_files_that_disagree_leave_the_title_unknown():
-    result = typed("European Union", types=(("Country", 0), ("Organisation", 1)))
+    result = typed("Union of South Africa", types=(("Country", 0), ("Organisation", 1)))
     assert result.decision == "unknown" and result.info.entity is None
     assert [conflict.kind for conflict in result.conflicts] == ["within_types"]
 
@@ -193,6 +193,19 @@ def test_the_page_s_own_infobox_breaks_a_tie():
 def test_an_undecided_title_is_unknown_not_a_calendar_title():
     result = typed("1987", types=("Album", "City"))
     assert result.decision == "unknown" and result.info.entity is None
+
+
+def test_the_curated_table_types_a_title_unless_the_users_table_does():
+    """mappings/en/entities.tsv: the European Union is an international organisation whatever the
+    type files vote; a user's --entities row still decides first; another language has its own."""
+    votes = dict(types=(("Country", 0), ("Organisation", 0), ("Country", 1)))
+    curated = typed("European Union", **votes)
+    assert (curated.decision, curated.info.entity.conll, curated.info.entity.source) == ("curated", "ORG", "curated")
+    users = typed("European Union", entities=(EntityType("European Union", "Country", "LOC", "LOC", "entities"),), **votes)
+    assert (users.decision, users.info.entity.conll) == ("entities", "LOC")
+    assert typed("Soviet Union", **votes).decision == "majority"  # not in the table: LOC by the vote
+    assert typed("Európai Unió", "hu", **votes).info.entity.conll == "ORG"
+    assert typed("European Union", "de", **votes).decision == "majority"  # no German table
 
 
 def test_no_evidence_is_no_decision():
@@ -219,6 +232,10 @@ REAL_TITLES = {
     "X86": ("agreed", "InformationAppliance", "MISC"),
     "Java (programming language)": ("agreed", "ProgrammingLanguage", "MISC"),
     "Linux": ("agreed", "Software", "MISC"),
+    # Country (+ Location + Organisation in db100k) in both files: the curated table makes it ORG
+    "European Union": ("curated", "InternationalOrganisation", "ORG"),
+    "United Nations": ("curated", "InternationalOrganisation", "ORG"),
+    "Soviet Union": ("agreed", "Country", "LOC"),
 }
 
 
@@ -289,7 +306,8 @@ def test_the_build_counts_its_typing_decisions(tmp_path):
     stats = read_stats(out)
     decisions = stats["typing_decisions"]
     assert (decisions["unknown"], decisions["majority"]) == (1, 1)
-    assert decisions["agreed"] >= 20 and set(decisions) == {"agreed", "majority", "unknown"}
+    assert decisions["agreed"] >= 20 and set(decisions) == {"agreed", "curated", "majority", "unknown"}
+    assert decisions["curated"] >= 1  # the demo's European Union (mappings/en/entities.tsv)
     assert stats["typing_conflicts"]["within_types"] >= 2
     rows = read_corpus(out)
     # Unknown: no span is Budapest (its mentions are UNK, their sentences dropped).

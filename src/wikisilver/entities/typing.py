@@ -4,6 +4,8 @@
 the evidence (:class:`TitleEvidence`) and count what it returns (docs/classes.md):
 
 * **An ``--entities`` table** is an explicit decision of the user: it types the title.
+* **The curated table** of the language (``mappings/<lang>/entities.tsv``: titles that DBpedia
+  types wrongly as a rule, the European Union a Country) types the title next.
 * **Otherwise the evidence votes** on the CoNLL tag. Each ``--types`` file, the SPARQL endpoint,
   the types of the page's equivalent in another language (per ``--types`` file) and the page's own
   infobox are one voter each; a voter whose classes lie on different branches with different tags
@@ -33,13 +35,14 @@ from typing import NamedTuple
 from wikisilver.entities.calendar import is_calendar_title
 from wikisilver.ontology import THING, ClassTag, Ontology, most_specific, tag_for_class
 from wikisilver.records import EntityType, PageFlags, TargetInfo
+from wikisilver.resources import has_mapping, load_tsv
 
 # The sources of a title's type; the entity table decides alone, the others vote (module doc).
 # Their order picks the class of the decided tag and orders the candidates of a conflict.
 PRECEDENCE = ("entities", "types", "sparql", "langlinks", "infobox")
 CLASS_SOURCES = PRECEDENCE[1:]
 # How a title's type was decided: the names counted under ``typing_decisions`` in stats.json.
-DECISIONS = ("entities", "agreed", "majority", "infobox", "unknown")
+DECISIONS = ("entities", "curated", "agreed", "majority", "infobox", "unknown")
 
 
 class Claim(NamedTuple):
@@ -177,6 +180,15 @@ def _decided_entity(
     return _entity(best, voter.source, class_table)
 
 
+def curated_classes(lang: str) -> dict[str, str]:
+    """The curated table of ``lang`` (``mappings/<lang>/entities.tsv``): title -> DBpedia class;
+    empty without one. A few dozen rows: it is held whole."""
+    if not has_mapping(lang, "entities.tsv"):
+        return {}
+    header, *rows = load_tsv(lang, "entities.tsv")
+    return {row[0]: row[1] for row in rows}
+
+
 def type_title(
     title: str, evidence: TitleEvidence, lang: str, ontology: Ontology, class_table: Mapping[str, ClassTag]
 ) -> Typing:
@@ -197,8 +209,11 @@ def type_title(
     if len({candidate.conll for candidate in ranked}) > 1:
         conflicts.append(TypingConflict("between_sources", tuple(ranked)))
     entity, decision = None, None
+    curated = curated_classes(lang).get(title)
     if evidence.entities:
         entity, decision = candidates["entities"], "entities"
+    elif curated is not None:
+        entity, decision = _entity(curated, "curated", class_table), "curated"
     else:
         voters = _voters(evidence, ontology, class_table)
         if voters:

@@ -44,6 +44,30 @@ def alias_forms(info: TargetInfo) -> list[str]:
     return [f for f in forms if f and is_capitalized(f)]
 
 
+def is_derived(anchor: str, info: TargetInfo, pack: LanguagePack) -> bool:
+    """'Turkish' -> Turkey: a single word not contained in any name of the entity.
+
+    An inflected name is not derived: a name followed by a case ending of the language
+    ("Berlinben", "NASA-nak") or a possessive ("Lincoln's") is the name itself.
+    """
+    words = anchor.split()
+    if len(words) != 1:
+        return False
+    word = words[0].lower()
+    names = [w.lower() for form in (info.title, *info.aliases) for w in drop_parenthetical(form).split()]
+    if any(word in form.lower() for form in (info.title, *info.aliases)):
+        return False
+    endings = pack.inflection_suffixes + ("'s", "’s", "'")
+    for name in names:
+        if word.startswith(name):
+            rest = word[len(name):].lstrip("-")
+            if rest in endings:
+                return False
+    # Derived words carry a derivational ending ("Turkish", "American", hu "berlini"); another
+    # name of the entity ("Poroszország" for Porosz Királyság, a nickname) is not derived.
+    return word.endswith(pack.derived_suffixes)
+
+
 @rule("alias_match", Stage.ALIAS)
 def alias_match(info: TargetInfo, anchor: Form, pack: LanguagePack, tokenize: Tokenize) -> Iterator[Form]:
     """``[[Abraham Lincoln]] was a lawyer. Lincoln was elected …``: an entity's capitalized anchor,
@@ -92,11 +116,14 @@ class AliasIndex:
         rules: Sequence[Rule],
         nationality: frozenset[str] = frozenset(),
         not_entities: Mapping[str, str] | None = None,
+        derived_anchors: bool = False,
     ) -> "AliasIndex":
         """The index of ``article`` from the ``ALIAS`` rules that are on. A form that is one
         function word is never an alias (``The`` of ``The Man``); a form that is one word of
         ``nationality`` (the ``nationality_word`` rule) takes the language's derived tag, not the
-        entity's (``Chinese`` of ``[[China|Chinese]]`` is MISC in English). ``not_entities``
+        entity's (``Chinese`` of ``[[China|Chinese]]`` is MISC in English), and so does a one-word
+        anchor derived from the entity's name where ``derived_anchors`` (the ``derived_word`` rule
+        is on: ``Aristotelian`` of ``[[Aristotle|Aristotelian]]``). ``not_entities``
         (name -> the ``EVIDENCE`` rule that says so: the taxa of ``taxon_o``) claim their forms
         first, as O: an unlinked ``Lissamphibia`` is O, not UNK."""
         entries: dict[Form, Mention] = {
@@ -114,6 +141,8 @@ class AliasIndex:
                     continue
                 if len(form) == 1 and form[0] in nationality:
                     entries[form] = Mention.of(derived._replace(target=info.title), "nationality_word")
+                elif derived_anchors and form == anchor and len(form) == 1 and is_derived(form[0], info, pack):
+                    entries[form] = Mention.of(derived._replace(target=info.title), "derived_word")
                 else:
                     entries[form] = mention
 

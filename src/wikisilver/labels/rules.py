@@ -12,14 +12,13 @@ import functools
 import re
 
 from wikisilver.entities.calendar import is_calendar_title
-from wikisilver.labels.aliases import function_words
+from wikisilver.labels.aliases import function_words, is_derived
 from wikisilver.labels.language import LanguagePack
 from wikisilver.labels.registry import Stage, rule
 from wikisilver.labels.state import LEAVE, O, UNK, UNKNOWN, Leave, SentenceState, Tag
 from wikisilver.records import Link, TargetInfo
 from wikisilver.resources import load_word_list
 from wikisilver.text.base import is_punct_token
-from wikisilver.titles import drop_parenthetical
 
 
 def is_lowercase_anchor(anchor: str) -> bool:
@@ -190,7 +189,7 @@ def derived_word(link: Link, info: TargetInfo | None, pack: LanguagePack) -> Tag
     """``[[Turkey|Turkish]] poetry``: a one-word anchor not contained in the entity's names and
     ending in one of the language's ``derived_suffixes`` is derived from the name: the language's
     ``derived_tag`` (English MISC; Hungarian O, as in the Szeged guidelines)."""
-    if _typed(info) and pack.conll_of(info.entity) != "O" and _is_derived(link.anchor, info, pack):
+    if _typed(info) and pack.conll_of(info.entity) != "O" and is_derived(link.anchor, info, pack):
         return pack.derived(info.title)
     return None
 
@@ -204,38 +203,15 @@ def link_entity(link: Link, info: TargetInfo | None, pack: LanguagePack) -> Tag 
     return None
 
 
-def _is_derived(anchor: str, info: TargetInfo, pack: LanguagePack) -> bool:
-    """'Turkish' -> Turkey: a single word not contained in any name of the entity.
-
-    An inflected name is not derived: a name followed by a case ending of the language
-    ("Berlinben", "NASA-nak") or a possessive ("Lincoln's") is the name itself.
-    """
-    words = anchor.split()
-    if len(words) != 1:
-        return False
-    word = words[0].lower()
-    names = [w.lower() for form in (info.title, *info.aliases) for w in drop_parenthetical(form).split()]
-    if any(word in form.lower() for form in (info.title, *info.aliases)):
-        return False
-    endings = pack.inflection_suffixes + ("'s", "’s", "'")
-    for name in names:
-        if word.startswith(name):
-            rest = word[len(name):].lstrip("-")
-            if rest in endings:
-                return False
-    # Derived words carry a derivational ending ("Turkish", "American", hu "berlini"); another
-    # name of the entity ("Poroszország" for Porosz Királyság, a nickname) is not derived.
-    return word.endswith(pack.derived_suffixes)
-
-
 # -- reference cleansing of an entity link's anchor --------------------------------------------
 
 
 @rule("personal_title_o", Stage.ANCHOR_HEAD)
 def personal_title_in_anchor(token: str, tag: Tag, pack: LanguagePack) -> bool:
-    """``[[Abraham Lincoln|President Lincoln]]``: personal titles leading an anchor are O
-    (``personal_titles`` of the language)."""
-    return token in pack.personal_titles
+    """``[[Abraham Lincoln|President Lincoln]]``: personal titles leading a person's anchor are O
+    (``personal_titles`` of the language); in another name they are part of it (``[[General
+    Motors]]``, ``[[Major League Baseball]]``)."""
+    return tag.conll == "PER" and token in pack.personal_titles
 
 
 @rule("trailing_punctuation_o", Stage.ANCHOR_END)

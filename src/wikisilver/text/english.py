@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 
 from nltk.tokenize.punkt import PunktParameters
 
-from wikisilver.resources import mapping_path
+from wikisilver.resources import load_word_list, mapping_path
 from wikisilver.text.base import URL_OR_EMAIL, TextProcessor, first_word
 from wikisilver.text.fast_punkt import fast_punkt_splitter
 from wikisilver.text.punkt import read_punkt_params, train_punkt
@@ -70,6 +70,30 @@ def _model() -> tuple[PerceptronTagger, SuffixLemmatizer, dict]:
     return load_model(mapping_path("en", "pos_model.json.gz"))
 
 
+_INITIAL = re.compile(r"[A-Z]\.")
+_ROMAN = frozenset("IVX")  # "World War I." ends a sentence
+
+
+def _continues_name(left: str, right: str) -> bool:
+    """Whether Punkt split a name after a middle initial: ``George W.`` | ``Bush and …``,
+    ``activist W.`` | ``E. B.`` | ``Du Bois …``. Punkt ends a sentence at an initial when the next
+    word also occurs in lower case (bush, sessions); a single capital and a period after a
+    capitalized word or another initial, followed by an initial or by a capitalized word that is not
+    a function word, is a name going on. Roman numerals (I, V, X) and function words after the
+    period (``Group B.`` | ``The team …``) keep the split."""
+    words, following = left.split(), right.split(maxsplit=1)
+    if not following or not _INITIAL.fullmatch(words[-1]) or words[-1][0] in _ROMAN:
+        return False
+    first = following[0]
+    if _INITIAL.fullmatch(first):
+        return True
+    before = words[-2] if len(words) > 1 else ""
+    if not (before[:1].isupper() or _INITIAL.fullmatch(before)):
+        return False
+    name = first.rstrip(",;:.")
+    return name[:1].isupper() and name.lower() not in load_word_list("en", "function_words.txt")
+
+
 class EnglishProcessor(TextProcessor):
     """English: Punkt sentences, Treebank-like tokens, EWT-trained tags and lemmas."""
 
@@ -86,7 +110,13 @@ class EnglishProcessor(TextProcessor):
         self._lowercase_words = frozenset(w for w, flags in params.ortho_context.items() if flags & _ORTHO_MID_LC)
 
     def _split_block(self, text: str, start: int, end: int) -> list[tuple[int, int]]:
-        return [(start + s, start + e) for s, e in self._punkt.span_tokenize(text[start:end])]
+        spans: list[tuple[int, int]] = []
+        for s, e in self._punkt.span_tokenize(text[start:end]):
+            if spans and _continues_name(text[spans[-1][0] : spans[-1][1]], text[start + s : start + e]):
+                spans[-1] = (spans[-1][0], start + e)
+            else:
+                spans.append((start + s, start + e))
+        return spans
 
     def annotate(self, tokens: Sequence[str]) -> list[tuple[str, str, str]]:
         """(lemma, UPOS, VerbForm) per token; VerbForm (``Fin``, ``Inf``, ``Part``, ``Ger``) only
