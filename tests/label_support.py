@@ -49,6 +49,8 @@ TARGETS = {
     "Laos": entity("Laos", "Country", "LOC"),
     "Sigmund Freud": entity("Sigmund Freud", "Scientist", "PER"),
     "General Motors": entity("General Motors", "Company", "ORG"),
+    "Andorra": entity("Andorra", "Country", "LOC"),
+    "Andorra national football team": entity("Andorra national football team", "SportsTeam", "ORG"),
     "Portugal. The Man": entity("Portugal. The Man", "Person", "PER"),
     "Republican Party (United States)": entity("Republican Party (United States)", "PoliticalParty", "ORG"),
     "Whig Party (United States)": entity("Whig Party (United States)", "PoliticalParty", "ORG"),

@@ -38,6 +38,8 @@ EXAMPLES = {
         "As previously stated above, [[China|Chinese]] alchemy was more related to medicine. "
         "It is said that the Chinese invented gunpowder in [[China]]. They read the [[Greek language|Greek]] texts."
     ),
+    # Andorra: "… the [[Andorra national football team]] …"
+    "modifier_anchor_ignored": Example("[[Andorra]] is small. He played for the [[Andorra national football team]]."),
     "link_entity": Example("He was born in [[Kentucky]] and moved to the [[United States|United States of America]]."),
     "personal_title_o": Example(
         "[[Abraham Lincoln|President Lincoln]] spoke. He wrote to President [[Abraham Lincoln|Lincoln]] often."
@@ -209,6 +211,18 @@ def test_personal_title_o_inside_and_outside_an_anchor():
     assert tags(result, 0)[:2] == [("President", "O"), ("Lincoln", "B-PER")]
     assert tags(result, 1)[3:5] == [("President", "O"), ("Lincoln", "B-PER")]
     assert result.counts["personal_title_o"] == 2
+
+
+def test_modifier_anchor_ignored_leaves_the_modifier_to_the_other_rules():
+    """The Andorra national football team's anchor is no name of the team: "Andorra" is the country
+    (an alias of the earlier link), and with no other link it is an unknown name (UNK); a tail the
+    title does not have ("Whig Party leader") is only trimmed."""
+    result = label_example("modifier_anchor_ignored")
+    assert [t for t in tags(result, 1) if t[1] != "O"] == [("Andorra", "B-LOC")]
+    assert result.counts["modifier_anchor_ignored"] == 1
+    alone = label("He played for the [[Andorra national football team]].")
+    assert not alone.sentences and alone.counts["sentences_dropped_unk"] == 1
+    assert ("Whig", "B-ORG") in tags(label_example("lowercase_tail_o"))
 
 
 def test_personal_title_o_trims_only_a_persons_anchor():

@@ -116,14 +116,17 @@ class AliasIndex:
         rules: Sequence[Rule],
         nationality: frozenset[str] = frozenset(),
         not_entities: Mapping[str, str] | None = None,
-        derived_anchors: bool = False,
+        on: Callable[[str], bool] = lambda rule_name: False,
     ) -> "AliasIndex":
         """The index of ``article`` from the ``ALIAS`` rules that are on. A form that is one
         function word is never an alias (``The`` of ``The Man``); a form that is one word of
         ``nationality`` (the ``nationality_word`` rule) takes the language's derived tag, not the
         entity's (``Chinese`` of ``[[China|Chinese]]`` is MISC in English), and so does a one-word
-        anchor derived from the entity's name where ``derived_anchors`` (the ``derived_word`` rule
-        is on: ``Aristotelian`` of ``[[Aristotle|Aristotelian]]``). ``not_entities``
+        anchor derived from the entity's name where the ``derived_word`` rule is on (``on``:
+        ``Aristotelian`` of ``[[Aristotle|Aristotelian]]``). Where ``modifier_anchor_ignored`` is
+        on, a place's or an organisation's form of several words ending in a lower-case one
+        (``Andorra national football team``) is none: that rule ignores such an anchor, and a form
+        must not undo it. ``not_entities``
         (name -> the ``EVIDENCE`` rule that says so: the taxa of ``taxon_o``) claim their forms
         first, as O: an unlinked ``Lissamphibia`` is O, not UNK."""
         entries: dict[Form, Mention] = {
@@ -131,6 +134,8 @@ class AliasIndex:
         }
         function = function_words(pack.lang)
         derived = pack.derived()
+        derived_anchors = on("derived_word")
+        no_lower_tail = on("modifier_anchor_ignored") and not pack.capitalization_is_proper_noun
 
         def add(info: TargetInfo, anchor: Form, alias_rule: Rule) -> None:
             mention = Mention.of(pack.tag_of(info), alias_rule.name)
@@ -138,6 +143,8 @@ class AliasIndex:
                 if not form or form in entries or not is_capitalized(form[0]):
                     continue
                 if len(form) == 1 and form[0].lower() in function:
+                    continue
+                if no_lower_tail and mention.conll in ("LOC", "ORG") and len(form) > 1 and form[-1][:1].islower():
                     continue
                 if len(form) == 1 and form[0] in nationality:
                     entries[form] = Mention.of(derived._replace(target=info.title), "nationality_word")

@@ -91,7 +91,7 @@ class Labeller:
         text = article.text
         targets, not_entities = self._by_evidence(article, targets, counts)
         aliases = AliasIndex.build(article, targets, own, self.pack, self._tokens_of, self.alias_rules, self._nationality,
-                                   not_entities, self.config.on("derived_word"))
+                                   not_entities, self.config.on)
         links = sorted(article.links, key=lambda link: link.start)
         link_pos = 0
         for index, (s_start, s_end) in enumerate(self.processor.split_sentences(text)):

@@ -19,6 +19,7 @@ from wikisilver.labels.state import LEAVE, O, UNK, UNKNOWN, Leave, SentenceState
 from wikisilver.records import Link, TargetInfo
 from wikisilver.resources import load_word_list
 from wikisilver.text.base import is_punct_token
+from wikisilver.titles import drop_parenthetical
 
 
 def is_lowercase_anchor(anchor: str) -> bool:
@@ -192,6 +193,29 @@ def derived_word(link: Link, info: TargetInfo | None, pack: LanguagePack) -> Tag
     if _typed(info) and pack.conll_of(info.entity) != "O" and is_derived(link.anchor, info, pack):
         return pack.derived(info.title)
     return None
+
+
+@rule("modifier_anchor_ignored", Stage.LINK)
+def modifier_anchor_ignored(link: Link, info: TargetInfo | None, pack: LanguagePack) -> Leave | None:
+    """``the [[Andorra national football team]]``, ``[[Tang dynasty]]``: an anchor whose
+    lower-case tail is written in the target's own title in lower case (``national football team``)
+    names the target by a name of something else, the modifier before the tail (Andorra the
+    country, not the team; Tang no dynasty): the link is ignored and the modifier is left to the
+    other rules, rather than trimmed to it with the target's tag. Only places and organisations:
+    a person's anchor keeps its head (``[[John Smith (footballer)|John Smith]]``), and so does a
+    MISC one, whose head is mostly the name itself (``[[September 11 attacks]]``,
+    ``[[Greek language]]``); where capitalization is the proper-noun test (Hungarian writes parts
+    of names in lower case) the rule asks nothing."""
+    if pack.capitalization_is_proper_noun or not _typed(info) or pack.conll_of(info.entity) not in ("LOC", "ORG"):
+        return None
+    words = link.anchor.split()
+    head = len(words)
+    while head > 0 and words[head - 1][:1].islower():
+        head -= 1
+    if head in (0, len(words)) or not words[0][:1].isupper():
+        return None
+    title_words = set(drop_parenthetical(info.title).split())
+    return LEAVE if all(w in title_words for w in words[head:]) else None
 
 
 @rule("link_entity", Stage.LINK)
