@@ -50,6 +50,8 @@ TARGETS = {
     "Sigmund Freud": entity("Sigmund Freud", "Scientist", "PER"),
     "General Motors": entity("General Motors", "Company", "ORG"),
     "Andorra": entity("Andorra", "Country", "LOC"),
+    "Mediterranean climate": entity("Mediterranean climate", "Person", "PER"),  # so typed by db100k
+    "Jack the Ripper": entity("Jack the Ripper", "Person", "PER"),
     "Andorra national football team": entity("Andorra national football team", "SportsTeam", "ORG"),
     "Portugal. The Man": entity("Portugal. The Man", "Person", "PER"),
     "Republican Party (United States)": entity("Republican Party (United States)", "PoliticalParty", "ORG"),

@@ -40,6 +40,8 @@ EXAMPLES = {
     ),
     # Andorra: "… the [[Andorra national football team]] …"
     "modifier_anchor_ignored": Example("[[Andorra]] is small. He played for the [[Andorra national football team]]."),
+    # Albania: "… the [[Mediterranean climate|Mediterranean]] air is uplifted …"
+    "person_title_unk": Example("The [[Mediterranean climate|Mediterranean]] air rose over [[Kentucky]]."),
     "link_entity": Example("He was born in [[Kentucky]] and moved to the [[United States|United States of America]]."),
     "personal_title_o": Example(
         "[[Abraham Lincoln|President Lincoln]] spoke. He wrote to President [[Abraham Lincoln|Lincoln]] often."
@@ -223,6 +225,17 @@ def test_modifier_anchor_ignored_leaves_the_modifier_to_the_other_rules():
     alone = label("He played for the [[Andorra national football team]].")
     assert not alone.sentences and alone.counts["sentences_dropped_unk"] == 1
     assert ("Whig", "B-ORG") in tags(label_example("lowercase_tail_o"))
+
+
+def test_person_title_unk_distrusts_a_person_type_on_a_common_noun_title():
+    """Albania: a sample types Mediterranean climate Person: its link is unknown, and its anchor is
+    no alias; Jack the Ripper (a function word) and Abraham Lincoln are persons."""
+    result = label_example("person_title_unk")
+    assert not result.sentences and result.counts["person_title_unk"] == 1
+    unlinked = label("The [[Mediterranean climate|Mediterranean]] air rose. Mediterranean plants grow in [[Kentucky]].")
+    assert not unlinked.sentences  # the anchor is no alias: the unlinked word is unknown too
+    kept = label("He wrote on [[Jack the Ripper]] and [[Abraham Lincoln]].")
+    assert [t for t in tags(kept) if t[1] != "O"][0] == ("Jack", "B-PER")
 
 
 def test_personal_title_o_trims_only_a_persons_anchor():

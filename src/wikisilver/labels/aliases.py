@@ -23,7 +23,8 @@ Tokenize = Callable[[str], tuple[str, ...]]
 Form = tuple[str, ...]
 # The DBpedia class of a name whose entity is not known, by its CoNLL tag.
 GENERIC_CLASS = {"PER": "Person", "LOC": "Place", "ORG": "Organisation"}
-_NAME_PARTICLES = frozenset({"von", "van", "de", "der", "den", "da", "di", "du", "la", "le", "del", "della", "bin", "ibn", "al", "y"})
+_NAME_PARTICLES = frozenset({"von", "van", "de", "der", "den", "da", "di", "du", "la", "le", "del", "della", "bin", "ibn",
+                             "al", "y", "dela", "dos", "das", "ter", "ten", "zu", "vom", "bint", "ben", "wa"})
 
 
 def function_words(lang: str) -> frozenset[str]:
@@ -66,6 +67,18 @@ def is_derived(anchor: str, info: TargetInfo, pack: LanguagePack) -> bool:
     # Derived words carry a derivational ending ("Turkish", "American", hu "berlini"); another
     # name of the entity ("Poroszország" for Porosz Királyság, a nickname) is not derived.
     return word.endswith(pack.derived_suffixes)
+
+
+def not_a_persons_name(info: TargetInfo, pack: LanguagePack) -> bool:
+    """Whether a title typed as a person is no person's name: it has a lower-case word of three
+    letters or more that is neither a name particle (``van``, ``bin``) nor a function word (``the``
+    of Jack the Ripper): ``Mediterranean climate``, ``Art critic``, typed Person by a sample. Where
+    capitalization is the proper-noun test (Hungarian writes a person's titles in lower case) never."""
+    if pack.capitalization_is_proper_noun or info.entity is None or pack.conll_of(info.entity) != "PER":
+        return False
+    function = function_words(pack.lang)
+    return any(len(word) >= 3 and word.isalpha() and word.islower() and word not in _NAME_PARTICLES
+               and word not in function for word in drop_parenthetical(info.title).split())
 
 
 @rule("alias_match", Stage.ALIAS)
@@ -135,6 +148,7 @@ class AliasIndex:
         function = function_words(pack.lang)
         derived = pack.derived()
         derived_anchors = on("derived_word")
+        no_person = on("person_title_unk")
         no_lower_tail = on("modifier_anchor_ignored") and not pack.capitalization_is_proper_noun
 
         def add(info: TargetInfo, anchor: Form, alias_rule: Rule) -> None:
@@ -154,13 +168,16 @@ class AliasIndex:
                     entries[form] = mention
 
         known: list[tuple[TargetInfo, Form]] = []
-        if own is not None and own.entity is not None and pack.conll_of(own.entity) != "O":
+        if (own is not None and own.entity is not None and pack.conll_of(own.entity) != "O"
+                and not (no_person and not_a_persons_name(own, pack))):
             known.append((own, ()))
             for alias_rule in rules:
                 add(own, (), alias_rule)
         for link in article.links:
             info = targets.get(link.target)
             if info is None or info.entity is None or info.is_disambiguation or pack.conll_of(info.entity) == "O":
+                continue
+            if no_person and not_a_persons_name(info, pack):
                 continue
             known.append((info, tokenize(link.anchor)))
         for alias_rule in rules:

@@ -12,7 +12,7 @@ import functools
 import re
 
 from wikisilver.entities.calendar import is_calendar_title
-from wikisilver.labels.aliases import function_words, is_derived
+from wikisilver.labels.aliases import function_words, is_derived, not_a_persons_name
 from wikisilver.labels.language import LanguagePack
 from wikisilver.labels.registry import Stage, rule
 from wikisilver.labels.state import LEAVE, O, UNK, UNKNOWN, Leave, SentenceState, Tag
@@ -182,6 +182,17 @@ def link_non_entity_o(link: Link, info: TargetInfo | None, pack: LanguagePack) -
     (``mappings/classes.tsv``, the language's ``class_overrides``) is O."""
     if _typed(info) and pack.conll_of(info.entity) == "O":
         return Tag("O", "O", info.title)
+    return None
+
+
+@rule("person_title_unk", Stage.LINK)
+def person_title_unk(link: Link, info: TargetInfo | None, pack: LanguagePack) -> Tag | None:
+    """``the [[Mediterranean climate|Mediterranean]] air``: a target typed as a person whose title
+    is no person's name (a lower-case content word: ``Mediterranean climate``, ``Art critic``,
+    typed Person by a sample) has a wrong type: UNK (the sentence is dropped), and its title and
+    anchors are no alias forms. Not where capitalization is the proper-noun test (Hungarian)."""
+    if _typed(info) and not_a_persons_name(info, pack):
+        return Tag(UNK, UNK, link.target)
     return None
 
 
