@@ -52,6 +52,7 @@ TARGETS = {
     "Andorra": entity("Andorra", "Country", "LOC"),
     "Mediterranean climate": entity("Mediterranean climate", "Person", "PER"),  # so typed by db100k
     "Jack the Ripper": entity("Jack the Ripper", "Person", "PER"),
+    "Umberto I of Italy": entity("Umberto I of Italy", "Royalty", "PER"),
     "Andorra national football team": entity("Andorra national football team", "SportsTeam", "ORG"),
     "Portugal. The Man": entity("Portugal. The Man", "Person", "PER"),
     "Republican Party (United States)": entity("Republican Party (United States)", "PoliticalParty", "ORG"),

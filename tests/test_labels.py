@@ -227,6 +227,14 @@ def test_modifier_anchor_ignored_leaves_the_modifier_to_the_other_rules():
     assert ("Whig", "B-ORG") in tags(label_example("lowercase_tail_o"))
 
 
+def test_a_person_of_a_place_is_no_alias_of_the_place():
+    """Anarchism: "[[Umberto I of Italy]] was killed … Italy saw the first struggles": Italy is not
+    the king; Umberto alone is."""
+    result = label("[[Umberto I of Italy]] was killed. Italy saw struggles in [[Kentucky]]. Umberto was mourned.")
+    assert len(result.sentences) == 2 and ("Umberto", "B-PER") in tags(result, 1)
+    assert result.counts["sentences_dropped_unk"] == 1  # Italy: an unknown name
+
+
 def test_person_title_unk_distrusts_a_person_type_on_a_common_noun_title():
     """Albania: a sample types Mediterranean climate Person: its link is unknown, and its anchor is
     no alias; Jack the Ripper (a function word) and Abraham Lincoln are persons."""

@@ -100,13 +100,16 @@ def alias_match(info: TargetInfo, anchor: Form, pack: LanguagePack, tokenize: To
 def alias_person_name_part(info: TargetInfo, anchor: Form, pack: LanguagePack, tokenize: Tokenize) -> Iterator[Form]:
     """``He met [[Mary Todd]] … Later Todd married him.``: a person's first and last name alone
     (not particles such as ``von``, not personal titles) are that person. The article's own
-    subject claims them first: ``Lincoln`` in Abraham Lincoln is him, not a linked town."""
+    subject claims them first: ``Lincoln`` in Abraham Lincoln is him, not a linked town. A
+    title of the form ``X of Y`` names the person by ``X``: ``Umberto`` is Umberto I of Italy,
+    ``Italy`` is not."""
     if info.entity is None or pack.conll_of(info.entity) != "PER":
         return
-    parts = tokenize(drop_parenthetical(info.title))
-    names = [p for p in parts if p.isalpha() and is_capitalized(p) and p.lower() not in _NAME_PARTICLES]
-    if len(names) >= 2:
-        for name in (names[0], names[-1]):
+    person, of, _ = drop_parenthetical(info.title).partition(" of ")
+    names = [p for p in tokenize(person) if p.isalpha() and len(p) > 1 and is_capitalized(p)
+             and p.lower() not in _NAME_PARTICLES]
+    if len(names) >= 2 or (of and names):
+        for name in dict.fromkeys((names[0], names[-1])):
             if name not in pack.personal_titles:
                 yield (name,)
 
