@@ -53,6 +53,12 @@ TARGETS = {
     "Mediterranean climate": entity("Mediterranean climate", "Person", "PER"),  # so typed by db100k
     "Jack the Ripper": entity("Jack the Ripper", "Person", "PER"),
     "Umberto I of Italy": entity("Umberto I of Italy", "Royalty", "PER"),
+    "Ashkenazi Jews": entity("Ashkenazi Jews", "EthnicGroup", "MISC"),
+    "People's Republic of China": entity("People's Republic of China", "Country", "LOC"),
+    "National Aeronautics and Space Administration": entity("National Aeronautics and Space Administration",
+                                                            "GovernmentAgency", "ORG"),
+    "Fredericksburg, Virginia": entity("Fredericksburg, Virginia", "City", "LOC"),
+    "NASA": entity("NASA", "GovernmentAgency", "ORG"),
     "Andorra national football team": entity("Andorra national football team", "SportsTeam", "ORG"),
     "Portugal. The Man": entity("Portugal. The Man", "Person", "PER"),
     "Republican Party (United States)": entity("Republican Party (United States)", "PoliticalParty", "ORG"),

@@ -42,6 +42,8 @@ EXAMPLES = {
     "modifier_anchor_ignored": Example("[[Andorra]] is small. He played for the [[Andorra national football team]]."),
     # Albania: "… the [[Mediterranean climate|Mediterranean]] air is uplifted …"
     "person_title_unk": Example("The [[Mediterranean climate|Mediterranean]] air rose over [[Kentucky]]."),
+    # Asia: "Asia is larger and more culturally diverse than [[Ashkenazi Jews|Europe]]."
+    "unrelated_anchor_ignored": Example("It is larger than [[Ashkenazi Jews|Europe]] and [[Kentucky]]."),
     "link_entity": Example("He was born in [[Kentucky]] and moved to the [[United States|United States of America]]."),
     "personal_title_o": Example(
         "[[Abraham Lincoln|President Lincoln]] spoke. He wrote to President [[Abraham Lincoln|Lincoln]] often."
@@ -73,8 +75,8 @@ EXAMPLES = {
     ),
     # Abraham Lincoln: "… and was stunningly [[Battle of Fredericksburg|defeated by Lee at Fredericksburg]] in December."
     "descriptive_anchor_ignored": Example(
-        "[[Robert E. Lee]] led the army. The army was stunningly "
-        "[[Battle of Fredericksburg|defeated by Lee]] in December."
+        "[[Robert E. Lee]] led the army to [[Fredericksburg, Virginia|Fredericksburg]]. The army was stunningly "
+        "[[Battle of Fredericksburg|defeated by Lee at Fredericksburg]] in December."
     ),
 }
 
@@ -246,6 +248,17 @@ def test_person_title_unk_distrusts_a_person_type_on_a_common_noun_title():
     assert [t for t in tags(kept) if t[1] != "O"][0] == ("Jack", "B-PER")
 
 
+def test_unrelated_anchor_ignored_keeps_another_entitys_name_out():
+    """Asia, Astronaut: an anchor that names another entity is neither the target's tag nor an
+    alias of it; the target's names, initials, derived words and aliases are."""
+    result = label("It is larger than [[Ashkenazi Jews|Europe]]. Europe is old. Ashkenazi Jews live in [[Kentucky]].")
+    assert len(result.sentences) == 1 and result.counts["unrelated_anchor_ignored"] == 1
+    assert ("Ashkenazi", "B-MISC") in tags(result)  # the title is still an alias form
+    kept = label("[[Abraham Lincoln|Honest Abe]] met [[United States|U.S.]] men and [[United States|US]] men "
+                 "of [[National Aeronautics and Space Administration|NASA]] in [[Turkey|Turkish]] towns.")
+    assert [t[1] for t in tags(kept) if t[1] != "O"] == ["B-PER", "I-PER", "B-LOC", "B-LOC", "B-ORG", "B-MISC"]
+
+
 def test_personal_title_o_trims_only_a_persons_anchor():
     """Samsung: "… [[General Motors]] …": General is part of the company's name."""
     result = label("He sold it to [[General Motors]] and wrote to [[Abraham Lincoln|President Lincoln]].")
@@ -273,7 +286,7 @@ def test_possessive_o_closing_an_anchor_and_its_alias_form():
     assert result.counts["possessive_o"] == 1
     tail = label("He saw [[Kentucky|Kentucky's hills]] and [[Sigmund Freud|Freud's]] notes.")
     assert [t for t in tags(tail) if t[1] != "O"] == [("Kentucky", "B-LOC"), ("Freud", "B-PER")]
-    inside = label("He went to the [[China|People's Republic]] then.")
+    inside = label("He went to the [[People's Republic of China|People's Republic]] then.")
     assert tags(inside)[4:7] == [("People", "B-LOC"), ("'s", "I-LOC"), ("Republic", "I-LOC")]
 
 
@@ -635,6 +648,7 @@ def test_descriptive_anchor_ignored_leaves_the_names_inside():
     assert all("defeated" not in s.tokens for s in result.sentences) and result.counts["sentences_dropped_unk"] == 1
     result = label_example("descriptive_anchor_ignored")
     assert ("Lee", "B-PER") in tags(result, 1) and ("defeated", "O") in tags(result, 1)
+    assert ("Fredericksburg", "B-LOC") in tags(result, 1)  # the town, an alias of the earlier link
 
 
 def test_god_and_religions_are_misc():

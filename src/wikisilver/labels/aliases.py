@@ -9,6 +9,7 @@ before the next rule's (full names before first and last names).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from wikisilver.labels.language import LanguagePack, case_stems
@@ -67,6 +68,26 @@ def is_derived(anchor: str, info: TargetInfo, pack: LanguagePack) -> bool:
     # Derived words carry a derivational ending ("Turkish", "American", hu "berlini"); another
     # name of the entity ("Poroszország" for Porosz Királyság, a nickname) is not derived.
     return word.endswith(pack.derived_suffixes)
+
+
+_WORDS = re.compile(r"[^\W_][\w'’.-]*")
+
+
+def anchor_names_target(anchor: str, info: TargetInfo) -> bool:
+    """Whether an anchor names its target rather than another entity: it has no capitalized word,
+    or one of its capitalized words shares its first four letters (all of them, if shorter) with a
+    word of the target's title or aliases (``Lincoln``, ``Turkish`` of Turkey, ``Berlinben``), or it
+    is an abbreviation in capitals (``NASA``, ``U.S.``, ``SPD`` of the Social Democratic Party of
+    Germany: initials of a name in another language are initials all the same).
+    ``[[Ashkenazi Jews|Europe]]``, ``[[NASA|United States]]`` do not."""
+    capitalized = [w.lower()[:4] for w in _WORDS.findall(anchor) if w[:1].isupper()]
+    if not capitalized:
+        return True
+    letters = anchor.replace(".", "").replace(" ", "")
+    if len(letters) > 1 and letters.isalpha() and letters.isupper():
+        return True
+    names = [drop_parenthetical(name) for name in (info.title, *info.aliases)]
+    return bool(set(capitalized) & {w.lower()[:4] for name in names for w in _WORDS.findall(name)})
 
 
 def not_a_persons_name(info: TargetInfo, pack: LanguagePack) -> bool:
@@ -152,6 +173,7 @@ class AliasIndex:
         derived = pack.derived()
         derived_anchors = on("derived_word")
         no_person = on("person_title_unk")
+        own_anchors_only = on("unrelated_anchor_ignored")
         no_lower_tail = on("modifier_anchor_ignored") and not pack.capitalization_is_proper_noun
 
         def add(info: TargetInfo, anchor: Form, alias_rule: Rule) -> None:
@@ -182,7 +204,8 @@ class AliasIndex:
                 continue
             if no_person and not_a_persons_name(info, pack):
                 continue
-            known.append((info, tokenize(link.anchor)))
+            related = not own_anchors_only or anchor_names_target(link.anchor, info)
+            known.append((info, tokenize(link.anchor) if related else ()))
         for alias_rule in rules:
             for info, anchor in known:
                 add(info, anchor, alias_rule)

@@ -12,7 +12,7 @@ import functools
 import re
 
 from wikisilver.entities.calendar import is_calendar_title
-from wikisilver.labels.aliases import function_words, is_derived, not_a_persons_name
+from wikisilver.labels.aliases import anchor_names_target, function_words, is_derived, not_a_persons_name
 from wikisilver.labels.language import LanguagePack
 from wikisilver.labels.registry import Stage, rule
 from wikisilver.labels.state import LEAVE, O, UNK, UNKNOWN, Leave, SentenceState, Tag
@@ -227,6 +227,19 @@ def modifier_anchor_ignored(link: Link, info: TargetInfo | None, pack: LanguageP
         return None
     title_words = set(drop_parenthetical(info.title).split())
     return LEAVE if all(w in title_words for w in words[head:]) else None
+
+
+@rule("unrelated_anchor_ignored", Stage.LINK)
+def unrelated_anchor_ignored(link: Link, info: TargetInfo | None, pack: LanguagePack) -> Leave | None:
+    """``larger than [[Ashkenazi Jews|Europe]]``, ``citizens of the [[NASA|United States]]``: a
+    capitalized anchor that shares no word (by its first four letters) with the target's title or
+    aliases and is not its initials names another entity: the link is ignored, the anchor is no
+    alias form, and its words are left to the other rules (mostly UNK: the sentence is dropped).
+    Precision first: a name of the target that its aliases lack (``[[Netherlands|Holland]]`` where
+    no redirect says so) is lost with them. Derived and nationality words are decided before."""
+    if _typed(info) and not anchor_names_target(link.anchor, info):
+        return LEAVE
+    return None
 
 
 @rule("link_entity", Stage.LINK)
