@@ -229,6 +229,17 @@ def test_modifier_anchor_ignored_leaves_the_modifier_to_the_other_rules():
     assert ("Whig", "B-ORG") in tags(label_example("lowercase_tail_o"))
 
 
+def test_two_persons_names_side_by_side_are_one_name():
+    """Abraham Lincoln: "[[Mary Todd]] … Mary Lincoln was …": Mary (of Mary Todd) and Lincoln (of
+    Abraham Lincoln) are one person, not two; the rule of name parts off, nothing is joined."""
+    text = "[[Abraham Lincoln]] met [[Mary Todd]] in 1839. Later Mary Lincoln lived in [[Kentucky]]."
+    assert [t for t in tags(label(text), 1) if t[1] != "O"][:2] == [("Mary", "B-PER"), ("Lincoln", "I-PER")]
+    spans = label(text).sentences[1].spans
+    assert (spans[0].start, spans[0].end, spans[0].target) == (1, 3, "Mary Todd")
+    apart = label("[[Abraham Lincoln]] met [[Mary Todd]] in 1839. Later Mary and Lincoln lived in [[Kentucky]].")
+    assert [t[1] for t in tags(apart, 1) if t[1] != "O"][:2] == ["B-PER", "B-PER"]
+
+
 def test_a_person_of_a_place_is_no_alias_of_the_place():
     """Anarchism: "[[Umberto I of Italy]] was killed … Italy saw the first struggles": Italy is not
     the king; Umberto alone is."""

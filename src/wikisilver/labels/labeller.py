@@ -43,6 +43,11 @@ class ArticleResult:
     counts: Counter = field(default_factory=Counter)
 
 
+def _person_alias(mention: Mention | None) -> bool:
+    """A person's name found through the alias index (not a link: a link's span is its own)."""
+    return mention is not None and mention.conll == "PER" and mention.rule in ("alias_match", "alias_person_name_part")
+
+
 class Labeller:
     """Labels the articles of one language with the rules that are on in ``config``.
 
@@ -76,6 +81,8 @@ class Labeller:
         self._first_word_before_pos, self._first_word_by_pos = token_rules[:pos_at], token_rules[pos_at:]
         self._other_word_rules = tuple(r for r in token_rules if not r.needs_pos)
         self._nationality = nationality_words(lang) if self.config.on("nationality_word") else frozenset()
+        # Two persons' names side by side ("Mary" of Mary Todd, "Lincoln" of her husband) are one name.
+        self._joins_names = self.config.on("alias_person_name_part")
         # Without case endings only a token that starts some alias form can start a match.
         self._inflects = bool(self.inflected_rules) and bool(self.pack.inflection_suffixes)
 
@@ -327,6 +334,8 @@ class Labeller:
                 form, mention = found
                 self._place(state, range(i, i + len(form)), mention, aliases)
                 state.fire(mention.rule)
+                if self._joins_names and i > 0 and _person_alias(state.mentions[i - 1]) and _person_alias(mention):
+                    state.extend(i - 1, range(i, i + len(form)))  # "Mary Lincoln": one person, two name parts
                 i += len(form)
                 continue
             inflected_rule, mention = first_answer(self.inflected_rules, token, aliases, self.pack)

@@ -8,6 +8,7 @@ placed mentions into IOB2 tags and entity spans at the end.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -89,6 +90,12 @@ class SentenceState:
         self.mentions[k] = mention
         self.groups[k] = self.next_group
         self.has_unk = self.has_unk or mention.conll == UNK
+
+    def extend(self, k: int, indices: Iterable[int]) -> None:
+        """The tokens at ``indices`` join the mention of token k (its tag, class and target)."""
+        for j in indices:
+            self.mentions[j] = self.mentions[k]
+            self.groups[j] = self.groups[k]
 
     def close(self) -> None:
         """End the mention being placed: the next token joined starts another one."""
