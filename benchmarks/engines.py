@@ -37,18 +37,17 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from proctree import TICKS, TreeSampler  # noqa: E402
 from throughput import (  # noqa: E402
     DEFAULT_DUMP, DEFAULT_ONTOLOGY, DEFAULT_TYPES, REPO, ceiling_pair, child_command, child_report, machine, repeated_dump,
 )
 
 JOB_SERVER_JAR = REPO / ".cache" / "flink" / "beam-flink-job-server.jar"
-TICKS = os.sysconf("SC_CLK_TCK")
 
 
 @dataclass
@@ -67,67 +66,31 @@ class Run:
     cpu_by_role_s: dict[str, float] = field(default_factory=dict)
 
 
-class ProcessSampler(threading.Thread):
-    """Every process below ``root``: its role, its largest CPU ticks and VmHWM seen."""
+def role(command: str, launcher: bool) -> str:
+    """What a process of the build is, from its command line."""
+    if launcher:
+        return "launcher"
+    program = os.path.basename(command.split(" ", 1)[0])
+    if program == "java":
+        return "jvm"
+    if program.startswith("python") and ("SdkHarness" in command or "sdk_worker_main" in command):
+        return "worker"  # (the local runner starts each worker through a shell: not counted)
+    return "other"
 
-    def __init__(self, root: int, interval: float = 0.2) -> None:
-        super().__init__(daemon=True)
-        self.root, self.interval = root, interval
-        self.seen: dict[int, dict] = {}
-        self.done = threading.Event()
 
-    def _children(self, pid: int) -> list[int]:
-        found = []
-        for task in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{task}/children") as handle:
-                found.extend(int(child) for child in handle.read().split())
-        return found
+def roles(sampler: TreeSampler) -> dict[int, str]:
+    return {pid: role(command, pid == sampler.root) for pid, command in sampler.commands.items()}
 
-    def _sample(self, pid: int) -> None:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            fields = handle.read().rsplit(b")", 1)[1].split()
-        with open(f"/proc/{pid}/status") as handle:
-            hwm = next((int(line.split()[1]) for line in handle if line.startswith("VmHWM:")), 0)
-        entry = self.seen.setdefault(pid, {"role": self._role(pid), "ticks": 0, "hwm_kb": 0})
-        entry["ticks"] = max(entry["ticks"], int(fields[11]) + int(fields[12]))
-        entry["hwm_kb"] = max(entry["hwm_kb"], hwm)
 
-    def _role(self, pid: int) -> str:
-        with open(f"/proc/{pid}/cmdline", "rb") as handle:
-            command = handle.read().replace(b"\0", b" ").decode(errors="replace")
-        if pid == self.root:
-            return "launcher"
-        program = os.path.basename(command.split(" ", 1)[0])
-        if program == "java":
-            return "jvm"
-        if program.startswith("python") and ("SdkHarness" in command or "sdk_worker_main" in command):
-            return "worker"  # (the local runner starts each worker through a shell: not counted)
-        return "other"
+def cpu_by_role_s(sampler: TreeSampler) -> dict[str, float]:
+    found: dict[str, float] = {}
+    for pid, name in roles(sampler).items():
+        found[name] = round(found.get(name, 0) + sampler.cpu_ticks.get(pid, 0) / TICKS, 1)
+    return found
 
-    def run(self) -> None:
-        while not self.done.is_set():
-            frontier = [self.root]
-            while frontier:
-                pid = frontier.pop()
-                try:
-                    self._sample(pid)
-                    frontier.extend(self._children(pid))
-                except (OSError, ValueError):
-                    continue
-            self.done.wait(self.interval)
 
-    def cpu_by_role_s(self) -> dict[str, float]:
-        found: dict[str, float] = {}
-        for entry in self.seen.values():
-            found[entry["role"]] = round(found.get(entry["role"], 0) + entry["ticks"] / TICKS, 1)
-        return found
-
-    def peaks_mb(self, role: str) -> list[float]:
-        return sorted((e["hwm_kb"] / 1024 for e in self.seen.values() if e["role"] == role), reverse=True)
-
-    @property
-    def cpu_s(self) -> float:
-        return sum(e["ticks"] for e in self.seen.values()) / TICKS
+def peaks_mb(sampler: TreeSampler, name: str) -> list[float]:
+    return sorted((sampler.peak_kb.get(pid, 0) / 1024 for pid, r in roles(sampler).items() if r == name), reverse=True)
 
 
 def engine_args(engine: str, slots: int, extra: list[str]) -> list[str]:
@@ -158,7 +121,7 @@ def measure(args, dump: Path, name: str, shards: int, engine: str, slots: int, w
     started = time.perf_counter()
     with open(work / f"{name}-{engine}-{slots}.log", "wb") as log:
         process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log, env=env, cwd=REPO)
-        sampler = ProcessSampler(process.pid)
+        sampler = TreeSampler(process.pid, interval=0.2)
         sampler.start()
         code = process.wait()
         sampler.done.set()
@@ -168,13 +131,13 @@ def measure(args, dump: Path, name: str, shards: int, engine: str, slots: int, w
         raise RuntimeError(f"{engine} x{slots} on {name} exited with {code}: see {log.name}")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     reaped = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    workers = sampler.peaks_mb("worker")
-    launcher = sampler.peaks_mb("launcher")[0]
+    workers = peaks_mb(sampler, "worker")
+    launcher = peaks_mb(sampler, "launcher")[0]
     digest = corpus_digest(out)
     shutil.rmtree(out, ignore_errors=True)
     run = Run(name, engine, slots, round(wall, 1), round(max(reaped, sampler.cpu_s), 1), round(launcher),
-              round(max(sampler.peaks_mb("jvm"), default=0)), round(max(workers, default=launcher)),
-              len(workers), worker_peaks_mb=[round(w) for w in workers], cpu_by_role_s=sampler.cpu_by_role_s())
+              round(max(peaks_mb(sampler, "jvm"), default=0)), round(max(workers, default=launcher)),
+              len(workers), worker_peaks_mb=[round(w) for w in workers], cpu_by_role_s=cpu_by_role_s(sampler))
     return run, digest
 
 

@@ -29,15 +29,16 @@ import random
 import subprocess
 import sys
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from wikisilver.corpus.goldcheck import read_blind_gold, recovered_sentences, recovered_spans_right
+from wikisilver.corpus.goldcheck import is_recovered, read_blind_gold, recovered_spans_right
 from wikisilver.corpus.inputs import read_corpus
 from wikisilver.corpus.read import read_sentences, tagged
 from wikisilver.corpus.tags import TaggedSentence, iob_to_spans
 from wikisilver.ner.crf import Tagger, load_model, train
 from wikisilver.ner.scores import evaluate_tagger
+from wikisilver.records import LabelledSentence
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data"
@@ -61,24 +62,22 @@ def build(lang: str, out: Path, *extra: str) -> dict:
     return json.loads((out / "stats.json").read_text(encoding="utf-8"))
 
 
-def gold_titles(gold: Path) -> set[str]:
-    """The articles the gold sentences come from (none for a gold of other texts)."""
-    if not gold.is_file():
-        return set()
-    with open(gold, encoding="utf-8") as handle:
-        return {line[len("# title = "):].strip() for line in handle if line.startswith("# title = ")}
+def outside(sentences: Iterable[LabelledSentence], leave_out: set[str]) -> list[TaggedSentence]:
+    """The sentences of a corpus outside ``leave_out`` articles, in corpus order."""
+    return [tagged(s) for s in sentences if s.title not in leave_out]
 
 
-def training_set(corpus: Path, leave_out: set[str], seed: int) -> list[TaggedSentence]:
-    """The corpus's sentences outside ``leave_out`` articles, shuffled (a budget then takes a
-    sample of the whole corpus, not its first articles)."""
-    sentences = [tagged(s) for s in read_sentences(corpus) if s.title not in leave_out]
-    random.Random(seed).shuffle(sentences)
-    return sentences
+def shuffled(sentences: Sequence[TaggedSentence], seed: int) -> list[TaggedSentence]:
+    """A training set: the sentences shuffled (a budget then takes a sample of the whole corpus,
+    not its first articles)."""
+    found = list(sentences)
+    random.Random(seed).shuffle(found)
+    return found
 
 
 def read_gold(path: Path) -> list[TaggedSentence]:
-    """The blind gold of tests/gold (``# title`` blocks), or a CoNLL file or folder (NerKor)."""
+    """The blind gold of tests/gold (``# title`` blocks: its sentences have the title of the
+    article they come from), or a CoNLL file or folder of other texts (NerKor: no titles)."""
     if path.is_file() and path.suffix == ".conll":
         return [TaggedSentence(g.tokens, g.tags, title=g.title) for g in read_blind_gold(str(path))]
     return list(read_corpus(str(path)))
@@ -90,13 +89,13 @@ def figures(stats: dict) -> tuple[int, int, int, float]:
             stats["ne_density"])
 
 
-def choose_threshold(corpus: Path, leave_out: set[str], work: Path) -> list[tuple[float, int, float, int, float]]:
+def choose_threshold(sentences: list[TaggedSentence], work: Path) -> list[tuple[float, int, float, int, float]]:
     """(threshold, spans, precision vs silver, spans of a form the training articles know with
-    that type, their precision) of a CRF trained on 80 % of the articles, on the other 20 %."""
+    that type, their precision) of a CRF trained on 80 % of the articles of ``sentences``, on
+    the other 20 %."""
     def held_out(sentence: TaggedSentence) -> bool:
         return zlib.crc32((sentence.title or "").encode()) % 5 == 0
 
-    sentences = [tagged(s) for s in read_sentences(corpus) if s.title not in leave_out]
     model = str(work / "calibration.crfsuite")
     train((s for s in sentences if not held_out(s)), model)
     loaded = load_model(model, known=True)
@@ -118,12 +117,12 @@ def choose_threshold(corpus: Path, leave_out: set[str], work: Path) -> list[tupl
     return rows
 
 
-def recovered_on_gold(corpus: Path, gold: Path) -> str:
+def recovered_on_gold(corpus: Iterable[LabelledSentence], gold: Iterable[TaggedSentence]) -> str:
     """The recovered spans of the gold's sentences (a third of the English gold is sentences the
     first pass drops) scored against the gold: a blind check before the hand-check."""
-    recovered = {(s.title, s.tokens): s for s in recovered_sentences(str(corpus))}
+    recovered = {(s.title, s.tokens): s for s in corpus if is_recovered(s)}
     right = total = sentences = 0
-    for sentence in read_blind_gold(str(gold)):
+    for sentence in gold:
         found = recovered.get((sentence.title, sentence.tokens))
         if found is None:
             continue
@@ -162,20 +161,21 @@ def main(argv: list[str] | None = None) -> int:
 
     args.work.mkdir(parents=True, exist_ok=True)
     gold_path = GOLD[args.lang]
-    leave_out = gold_titles(gold_path)
+    gold = read_gold(gold_path)  # each corpus and the gold are read once
+    leave_out = {sentence.title for sentence in gold if sentence.title}
     first = args.work / "first"
     before = build(args.lang, first)
+    first_kept = outside(read_sentences(first), leave_out)
     print(f"# {args.lang}: gold {gold_path.name}, {len(leave_out)} gold articles left out of every training set")
     if args.choose:
         print("\nthreshold choice (silver only): threshold, model spans that reach it, their precision vs silver;"
               " of them, the spans of a form the training articles know with the model's type, their precision")
-        for threshold, spans, precision, agreed, agreed_precision in choose_threshold(first, leave_out, args.work):
+        for threshold, spans, precision, agreed, agreed_precision in choose_threshold(first_kept, args.work):
             print(f"  {threshold:5.2f} {spans:7d} {precision:6.1f} {agreed:7d} {agreed_precision:6.1f}")
     model = args.work / "first-pass.crfsuite"
-    first_set = training_set(first, leave_out, args.seed)
+    first_set = shuffled(first_kept, args.seed)
     train(first_set, str(model))
     budget = args.budget or sum(len(s.tokens) for s in first_set)
-    gold = read_gold(gold_path)
     print(f"\n{'corpus':<24} {'sentences':>9} {'tokens':>8} {'mentions':>8} {'NE dens.':>8}")
     print(f"{'first pass':<24} {figures(before)[0]:9d} {figures(before)[1]:8d} {figures(before)[2]:8d} "
           f"{100 * figures(before)[3]:7.2f}%")
@@ -186,9 +186,10 @@ def main(argv: list[str] | None = None) -> int:
         kept, tokens, mentions, density = figures(after)
         print(f"{f'two pass, threshold {threshold:g}':<24} {kept:9d} {tokens:8d} {mentions:8d} {100 * density:7.2f}%"
               f"   second_pass {json.dumps(after['second_pass'])}")
-        sets[f"two-pass-{threshold:g}"] = training_set(out, leave_out, args.seed)
+        sentences = list(read_sentences(out))
+        sets[f"two-pass-{threshold:g}"] = shuffled(outside(sentences, leave_out), args.seed)
         if leave_out:
-            print(f"{'':<24} on the blind gold: {recovered_on_gold(out, gold_path)}")
+            print(f"{'':<24} on the blind gold: {recovered_on_gold(sentences, gold)}")
     print(f"\nCRF at an equal budget of {budget:,} tokens, scored on {gold_path.name} (exact match)")
     print(f"{'training corpus':<24} {'tokens':>8} {'P':>6} {'R':>6} {'F1':>6}  per type F1")
     for name, tokens, scores in equal_budget(sets, budget, args.work, gold):

@@ -30,6 +30,7 @@ from wikisilver.corpus.write import write_json_atomic, write_text_atomic
 from wikisilver.dump import wiki_namespaces
 from wikisilver.labels import LabelConfig
 from wikisilver.lock import output_lock
+from wikisilver.pipelines.common import pcollections
 from wikisilver.pipelines.evidence import GatherEvidence, ReadWikiEvidence
 from wikisilver.pipelines.extract import ExtractArticles
 from wikisilver.pipelines.label import LabelSentences, SecondPassModel
@@ -67,10 +68,10 @@ def build_pipeline(pipeline: beam.Pipeline, config: BuildConfig, staging: str, c
         config.lang, config.max_page_chars, config.page_timeout, config.infobox_mappings, progress,
         namespaces=wiki_namespaces(config.dumps),
     )
-    wiki = parsed | "WikiEvidence" >> ReadWikiEvidence(config)
+    wiki = pcollections(parsed) | "WikiEvidence" >> ReadWikiEvidence(config)
     requests = (parsed.articles, wiki.redirects) | "ResolveRedirects" >> ResolveRedirects(config.redirect_hops)
-    evidence = wiki | "GatherEvidence" >> GatherEvidence(config, requests)
-    typed = evidence | "TypeEntities" >> TypeRequestedTitles(config.lang, ontology, table, requests)
+    evidence = pcollections(wiki) | "GatherEvidence" >> GatherEvidence(config, requests)
+    typed = pcollections(evidence) | "TypeEntities" >> TypeRequestedTitles(config.lang, ontology, table, requests)
     label_config = LabelConfig(
         disabled_rules=frozenset(config.disabled_rules), keep_low_quality=not config.drop_low_quality
     )

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator, Mapping
+from typing import NamedTuple, TypeVar
 
 import apache_beam as beam
 from apache_beam.metrics import Metrics
+from apache_beam.pvalue import PCollection
 
 from wikisilver.records import PageReject
 
@@ -48,10 +50,18 @@ def reject(record: PageReject) -> Iterator[beam.pvalue.TaggedOutput]:
     yield beam.pvalue.TaggedOutput(REJECTS, record)
 
 
-class OptionalInputs(beam.PTransform):
-    """A composite whose input, a NamedTuple of PCollections, holds None for a source the run does
-    not use: only the PCollections are inputs, so an unused source costs no stage at all."""
+Inputs = TypeVar("Inputs", bound=tuple)
 
-    def _extract_input_pvalues(self, pvalueish):
-        pvalueish, inputs = super()._extract_input_pvalues(pvalueish)
-        return pvalueish, {tag: value for tag, value in inputs.items() if value is not None}
+
+def pcollections(inputs: NamedTuple) -> dict[str, PCollection]:
+    """A NamedTuple of PCollections that holds None for a source the run does not use, as the
+    input of a composite: its PCollections by field name (a dict, as Beam takes several inputs),
+    so an unused source is no input and costs no stage at all. ``expand`` reads it back with
+    :func:`named`."""
+    return {name: value for name, value in inputs._asdict().items() if value is not None}
+
+
+def named(kind: type[Inputs], inputs: Mapping[str, PCollection]) -> Inputs:
+    """The NamedTuple ``kind`` of a composite's input made by :func:`pcollections`: None for each
+    source the run does not use."""
+    return kind(**{name: inputs.get(name) for name in kind._fields})

@@ -16,6 +16,7 @@ from wikisilver import paths
 from wikisilver.config import EntitiesConfig
 from wikisilver.entities.table import entity_row, write_entity_table
 from wikisilver.corpus.write import write_json_atomic
+from wikisilver.pipelines.common import pcollections
 from wikisilver.pipelines.evidence import GatherEvidence, ReadWikiEvidence
 from wikisilver.pipelines.extract import ExtractArticles
 from wikisilver.pipelines.read import ReadPages
@@ -67,10 +68,10 @@ def _run_entities(config: EntitiesConfig, out: str, classes) -> dict:
             parsed = read.pages | "ExtractArticles" >> ExtractArticles(
                 config.lang, config.max_page_chars, config.page_timeout, config.infobox_mappings
             )
-            wiki = parsed | "WikiEvidence" >> ReadWikiEvidence(config)
-            evidence = wiki | "GatherEvidence" >> GatherEvidence(config)
+            wiki = pcollections(parsed) | "WikiEvidence" >> ReadWikiEvidence(config)
+            evidence = pcollections(wiki) | "GatherEvidence" >> GatherEvidence(config)
             (
-                evidence
+                pcollections(evidence)
                 | "TypeEntities" >> TypeEveryTitle(config.lang, ontology, table)
                 | "Typed" >> beam.Filter(lambda kv: kv[1].entity is not None)
                 | "KeyByShard" >> beam.Map(lambda kv: (zlib.crc32(kv[0].encode()) % shards, kv[1]))

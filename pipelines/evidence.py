@@ -3,8 +3,10 @@ earlier entity tables and a SPARQL endpoint say about titles, each keyed by titl
 
 Both jobs gather evidence with the same two composites::
 
-    wiki     = parsed | ReadWikiEvidence(config)                # the dump and its SQL tables
-    evidence = wiki   | GatherEvidence(config, requests)        # + types, SPARQL, entity tables
+    wiki     = pcollections(parsed) | ReadWikiEvidence(config)          # the dump and its SQL tables
+    evidence = pcollections(wiki)   | GatherEvidence(config, requests)  # + types, SPARQL, entity tables
+
+(``pcollections``: a record's PCollections, without the sources the run does not use.)
 
 The build passes its requests (its articles' link targets, redirects followed, see
 ``pipelines/redirects.py``): the SPARQL endpoint is asked about those titles and the types are
@@ -26,7 +28,8 @@ from wikisilver.entities import sql
 from wikisilver.entities.bloom import BloomFilter, filter_size, title_hash
 from wikisilver.entities.rdf import iter_instance_types
 from wikisilver.entities.table import read_entity_table
-from wikisilver.pipelines.common import OptionalInputs, counter
+from wikisilver.pipelines.common import counter, named
+from wikisilver.pipelines.extract import Extracted
 from wikisilver.records import EntityType, PageFlags
 
 
@@ -92,8 +95,9 @@ def _langlinks_of_page(element, lang: str) -> Iterator[tuple[str, str]]:
             yield row.title, title
 
 
-class ReadWikiEvidence(OptionalInputs):
-    """The dump's routed pages and the wiki's SQL tables -> :class:`WikiEvidence`.
+class ReadWikiEvidence(beam.PTransform):
+    """The dump's routed pages (:class:`Extracted`, as ``pcollections``) and the wiki's SQL tables
+    -> :class:`WikiEvidence`.
 
     SQL rows name pages by id; ids are mapped to titles by the dump itself and, where given, by
     page.sql (both schemas), so redirect.sql works without page.sql when the dump is complete.
@@ -118,7 +122,8 @@ class ReadWikiEvidence(OptionalInputs):
             | f"Titles{kind}" >> beam.FlatMap(titles_of, *args)
         )
 
-    def expand(self, parsed) -> WikiEvidence:
+    def expand(self, inputs: dict[str, PCollection]) -> WikiEvidence:
+        parsed = named(Extracted, inputs)
         page_titles = parsed.page_titles
         flags, redirects, langlinks = parsed.flags, parsed.redirects, None
         if self.files["redirect"] or self.files["page_props"] or self.files["langlinks"]:
@@ -262,8 +267,9 @@ class SparqlTypes(beam.PTransform):
         )
 
 
-class GatherEvidence(OptionalInputs):
-    """:class:`WikiEvidence` -> :class:`Evidence`: the wiki's own evidence and the run's entity sources.
+class GatherEvidence(beam.PTransform):
+    """:class:`WikiEvidence` (as ``pcollections``) -> :class:`Evidence`: the wiki's own evidence and
+    the run's entity sources.
 
     ``requests`` chooses what is wanted. The build's (resolved link targets keyed by title, see
     ``ResolveRedirects``): the endpoint is asked about the requested titles, and the types are
@@ -283,7 +289,8 @@ class GatherEvidence(OptionalInputs):
         self.filter_capacity = title_filter_capacity(config.dumps)
         self.requests = requests
 
-    def expand(self, wiki: WikiEvidence) -> Evidence:
+    def expand(self, inputs: dict[str, PCollection]) -> Evidence:
+        wiki = named(WikiEvidence, inputs)
         pipeline = wiki.flags.pipeline
         aliases = [wiki.redirects | "AliasOfTarget" >> beam.Map(_swap)]
         types = self._types(pipeline, wiki) if self.types_files else None

@@ -15,15 +15,15 @@ from apache_beam.pvalue import PCollection
 
 from wikisilver.entities.typing import TitleEvidence, Typing, type_title
 from wikisilver.ontology import ClassTag, Ontology
-from wikisilver.pipelines.common import COUNTS, OptionalInputs, counts
+from wikisilver.pipelines.common import COUNTS, counts
 from wikisilver.pipelines.evidence import Evidence
 from wikisilver.pipelines.redirects import ArticleTarget
 
 
-def _group_evidence(evidence: Evidence, requests: PCollection | None = None) -> PCollection:
-    """(title, groups) with one group per source of ``evidence`` the run uses (and the requests,
-    if given)."""
-    groups = {name: found for name, found in evidence._asdict().items() if found is not None}
+def _group_evidence(evidence: dict[str, PCollection], requests: PCollection | None = None) -> PCollection:
+    """(title, groups) with one group per source of ``evidence`` the run uses (:class:`Evidence`
+    as ``pcollections``), and the requests if given."""
+    groups = dict(evidence)
     if requests is not None:
         groups["request"] = requests
     return groups | "GroupEvidence" >> beam.CoGroupByKey()
@@ -81,14 +81,15 @@ class _AnswerRequests(_TypeTitle):
                 yield article, ArticleTarget(written, info, own)
 
 
-class TypeEveryTitle(OptionalInputs):
-    """Evidence -> (title, TargetInfo) for every title any source knows (the entities job)."""
+class TypeEveryTitle(beam.PTransform):
+    """:class:`Evidence` (as ``pcollections``) -> (title, TargetInfo) for every title any source
+    knows (the entities job)."""
 
     def __init__(self, lang: str, ontology: Ontology, class_table: Mapping[str, ClassTag]) -> None:
         super().__init__()
         self.choose = _TypeTitle(lang, ontology, class_table)
 
-    def expand(self, evidence: Evidence) -> PCollection:
+    def expand(self, evidence: dict[str, PCollection]) -> PCollection:
         return _group_evidence(evidence) | "ChooseType" >> beam.ParDo(self.choose)
 
 
@@ -99,8 +100,8 @@ class TypedTargets(NamedTuple):
     counts: PCollection  # dicts of counts for stats.json (typed titles by source and tag, conflicts)
 
 
-class TypeRequestedTitles(OptionalInputs):
-    """Evidence and the build's requests -> :class:`TypedTargets`.
+class TypeRequestedTitles(beam.PTransform):
+    """:class:`Evidence` (as ``pcollections``) and the build's requests -> :class:`TypedTargets`.
 
     ``requests``: resolved link targets keyed by title, valued (title as written, requests), see
     ``ResolveRedirects``. Only requested titles are typed, and an article is sent only the
@@ -115,7 +116,7 @@ class TypeRequestedTitles(OptionalInputs):
         self.answer = _AnswerRequests(lang, ontology, class_table)
         self.requests = requests
 
-    def expand(self, evidence: Evidence) -> TypedTargets:
+    def expand(self, evidence: dict[str, PCollection]) -> TypedTargets:
         answered = _group_evidence(evidence, self.requests) | "ChooseType" >> beam.ParDo(self.answer).with_outputs(
             COUNTS, main="targets"
         )

@@ -247,6 +247,38 @@ def test_corrupt_block_in_a_single_stream_bz2_loses_that_block_only_and_says_so(
                for line in result.stdout.splitlines()), result.stdout
     assert f"{estimate} page(s) unread" in result.stderr.strip().splitlines()[-1]
     assert f"| pages unread (estimate) | {estimate}, in {stats['bytes_skipped']:,}" in (out / "README.md").read_text()
+    assert f'<td>pages unread (estimate)</td><td class="num">{estimate}</td>' in report_html(out)
 
     strict = build(*args, "--out", str(tmp_path / "strict"), "--strict", timeout=120)
     assert strict.returncode == 1 and "page(s) unread" in strict.stderr.strip().splitlines()[-1], strict.stderr
+
+
+def report_html(out: Path) -> str:
+    """``wikisilver report`` of a built corpus, in a subprocess: the page it wrote."""
+    done = subprocess.run([sys.executable, "-m", "wikisilver.cli", "report", str(out)],
+                          capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
+    return (out / "report.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_dump_unreadable_from_its_first_block_is_an_unknown_number_of_pages_unread_everywhere(tmp_path):
+    """A dump of one bz2 block, corrupted: none of its pages is read, so there is nothing to
+    estimate the pages lost by (stats.json pages_unread_estimate 0 beside its bytes_skipped).
+    The summary, the dataset card and the HTML report all say "an unknown number", none "0"."""
+    data = bytearray(bz2.compress(dump_xml(many_pages(100)).encode(), 9))
+    assert len([bit for bit, is_end in find_magics(bytes(data), 0) if not is_end]) == 1
+    data[len(data) // 2 : len(data) // 2 + 32] = bytes(32)
+    dump = tmp_path / "enwiki-20240101-pages-articles.xml.bz2"
+    dump.write_bytes(bytes(data))
+    out = tmp_path / "out"
+    result = build("--dump", str(dump), "--dump", DEMO_DUMP, "--lang", "en", "--types", DEMO_TYPES,
+                   "--progress-interval", "0", "--out", str(out), timeout=120)
+    assert result.returncode == 0, result.stderr
+    stats = read_stats(out)
+    assert stats["pages_read"] > 0 and not set(range(1, 101)) & {row["page_id"] for row in read_corpus(out)}
+    assert stats["bytes_skipped"] > 0 and stats["pages_unread_estimate"] == 0, stats
+    unknown = "an unknown number of"
+    assert f"| pages unread (estimate) | {unknown}, in" in (out / "README.md").read_text()
+    assert f"{unknown} page(s) unread" in result.stderr.strip().splitlines()[-1]
+    assert f'<td>pages unread (estimate)</td><td class="num">{unknown}</td>' in report_html(out)

@@ -205,6 +205,7 @@ def test_articles_are_sent_only_the_targets_the_labeller_can_use(tmp_path):
     from apache_beam.testing.util import assert_that, equal_to
 
     from wikisilver.config import BuildConfig
+    from wikisilver.pipelines.common import pcollections
     from wikisilver.pipelines.evidence import GatherEvidence, WikiEvidence
     from wikisilver.pipelines.runner import class_table
     from wikisilver.pipelines.typing import TypeRequestedTitles
@@ -230,9 +231,10 @@ def test_articles_are_sent_only_the_targets_the_labeller_can_use(tmp_path):
         redirects = pipeline | "NoRedirects" >> beam.Create([])
         config = BuildConfig(dumps=(), lang="en", out="", types=(str(types),))
         # No infobox mappings, no langlinks.sql: those sources are None, not empty collections.
-        evidence = WikiEvidence(flags, redirects, infobox=None, langlinks=None) | GatherEvidence(config, requests)
+        wiki = WikiEvidence(flags, redirects, infobox=None, langlinks=None)
+        evidence = pcollections(wiki) | GatherEvidence(config, requests)
         assert (evidence.entities, evidence.sparql, evidence.langlinks, evidence.infobox) == (None,) * 4
-        targets, _ = evidence | TypeRequestedTitles("en", ontology, table, requests)
+        targets, _ = pcollections(evidence) | TypeRequestedTitles("en", ontology, table, requests)
         sent = targets | beam.Map(lambda kv: (kv[0], kv[1].written, kv[1].info.title,
                                               kv[1].info.entity.conll if kv[1].info.entity else None))
         assert_that(sent, equal_to([(article, "Budapest", "Budapest", "LOC"), (article, "Mercury", "Mercury", None)]))

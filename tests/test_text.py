@@ -372,9 +372,24 @@ def test_bad_resource_files_give_one_line_errors(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"punkt.tsv:line 3: bad Punkt parameter row"):
         read_punkt_params(bad)
     conll = tmp_path / "x.conllup"
-    conll.write_text("# global.columns = FORM LEMMA UPOS\nA\ta\n", encoding="utf-8")
-    with pytest.raises(InputError, match=r"x.conllup:line 2: expected at least 5 columns"):
+    conll.write_text("# global.columns = FORM LEMMA UPOS\nA\ta\tDET\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"x.conllup:line 1: no FEATS column in global.columns \(FORM LEMMA UPOS\)"):
         list(read_conllup(conll))
+    conll.write_text("# global.columns = FORM LEMMA UPOS XPOS FEATS\nA\ta\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"x.conllup:line 2: 2 tab-separated columns, the header names 5"):
+        list(read_conllup(conll))
+
+
+def test_treebank_reads_nerkor_hash_token_as_a_token_and_skips_comments(tmp_path: Path) -> None:
+    """NerKor's first column is FORM, so a "#" token's row starts with "#" (as in
+    nerkor/train/web/w207.conllup): a token, not a comment; a comment has no tab."""
+    conll = tmp_path / "w.conllup"
+    conll.write_text(
+        "# global.columns = FORM LEMMA UPOS XPOS FEATS CONLL:NER\n# newdoc id = w\n# text = Lásd # 5\n"
+        "Lásd\tlát\tVERB\t[/V]\tMood=Imp\tO\n#\t#\tPUNCT\t[Punct]\t_\tO\n5\t5\tNUM\t[/Num]\tNumType=Card\tO\n\n",
+        encoding="utf-8")
+    assert list(read_conllup(conll)) == [[("Lásd", "lát", "VERB", "Mood=Imp"), ("#", "#", "PUNCT", "_"),
+                                          ("5", "5", "NUM", "NumType=Card")]]
 
 
 def test_suffix_lemmatizer_learns_case_endings() -> None:

@@ -7,8 +7,10 @@ line by line, never loaded whole. Our own corpus is read by :mod:`wikisilver.cor
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from wikisilver.corpus.tags import CONLL_TYPES, TagCleaner, TaggedSentence, text_lines, to_iob2
 from wikisilver.errors import InputError
@@ -62,60 +64,41 @@ def read_conll2003(
 _CONLLU_COLUMNS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
 
 
-def read_conllu(
-    path: str, *, encoding: str = "utf-8", known_types: frozenset[str] | None = CONLL_TYPES
-) -> Iterator[TaggedSentence]:
-    """CoNLL-U Plus (or plain CoNLL-U with ``NER=`` in MISC): the NER column comes from the header.
+@dataclass(frozen=True)
+class ConlluSentence:
+    """One sentence of a CoNLL-U file: the cells of its tokens, and the document it is in."""
 
-    Multiword-token lines (``1-2``) and empty nodes (``1.1``) are not tokens of the sentence.
+    rows: list[tuple[int, list[str]]]  # (line number, cells) of each token
+    doc_id: str  # of the last ``# newdoc`` line before it; the file's path before any
+
+
+def conllu_sentences(path: str, encoding: str = "utf-8") -> tuple[tuple[str, ...], Iterator[ConlluSentence]]:
+    """The column names of a CoNLL-U file and its sentences, read as they are iterated: the one
+    reader of CoNLL-U rows (NER gold here, treebanks in :mod:`wikisilver.text.treebank`).
+
+    CoNLL-U Plus names its columns on its first line (``# global.columns = FORM LEMMA …`` in
+    NerKor); plain CoNLL-U has the ten of Universal Dependencies. Multiword-token lines (``1-2``)
+    and empty nodes (``1.1``) are not tokens of the sentence. A row whose cells are not one per
+    column is an error naming its line.
     """
-    clean = TagCleaner(path, known_types)
-    names: tuple[str, ...] = _CONLLU_COLUMNS
-    ner_col: int | None = None
-    in_misc = False
+    lines = text_lines(path, encoding)
+    first = next(lines, None)
+    if first is not None and first[1].startswith("# global.columns"):
+        header = first[1]
+        names = tuple(header.split("=", 1)[1].split()) if "=" in header else ()
+        return names, _conllu_rows(path, names, lines)
+    return _CONLLU_COLUMNS, _conllu_rows(path, _CONLLU_COLUMNS, itertools.chain([first] if first else [], lines))
+
+
+def _conllu_rows(path: str, names: tuple[str, ...], lines: Iterator[tuple[int, str]]) -> Iterator[ConlluSentence]:
+    id_col = names.index("ID") if "ID" in names else None
     doc_id = path
-    tokens: list[str] = []
-    tags: list[str] = []
-    lemmas: list[str] = []
-    pos: list[str] = []
-    header_seen = False
-
-    def columns_from(names_: tuple[str, ...], line_no: int) -> None:
-        nonlocal ner_col, in_misc
-        found = [i for i, name in enumerate(names_) if _NER_COLUMN.search(name)]
-        ner_col = found[0] if found else None
-        in_misc = ner_col is None and "MISC" in names_
-        if ner_col is None and not in_misc:
-            raise InputError(
-                path, f"no NER column in global.columns ({' '.join(names_)})", f"line {line_no}"
-            )
-
-    def sentence() -> TaggedSentence:
-        return _finish(
-            tokens, tags, doc_id=doc_id,
-            lemmas=tuple(lemmas) if lemma_col is not None else None,
-            pos=tuple(pos) if pos_col is not None else None,
-        )
-
-    lemma_col = pos_col = None
-    form_col = 1
-    id_col: int | None = 0
-    for line_no, line in text_lines(path, encoding):
-        if not header_seen:
-            header_seen = True
-            if line.startswith("# global.columns"):
-                names = tuple(line.split("=", 1)[1].split()) if "=" in line else ()
-            columns_from(names, line_no)
-            form_col = names.index("FORM") if "FORM" in names else 0
-            id_col = names.index("ID") if "ID" in names else None
-            lemma_col = names.index("LEMMA") if "LEMMA" in names else None
-            pos_col = names.index("UPOS") if "UPOS" in names else None
-            if line.startswith("# global.columns"):
-                continue
+    rows: list[tuple[int, list[str]]] = []
+    for line_no, line in lines:
         if not line.strip():
-            if tokens:
-                yield sentence()
-                tokens, tags, lemmas, pos = [], [], [], []
+            if rows:
+                yield ConlluSentence(rows, doc_id)
+                rows = []
             continue
         # A comment has no tab: NerKor's first column is FORM, so "#<TAB>#<TAB>PUNCT…" is a token.
         if line.startswith("#") and "\t" not in line:
@@ -126,23 +109,40 @@ def read_conllu(
         cells = line.split("\t")
         if len(cells) != len(names):
             raise InputError(
-                path, f"{len(cells)} tab-separated columns, the header names {len(names)}",
-                f"line {line_no}",
+                path, f"{len(cells)} tab-separated columns, the header names {len(names)}", f"line {line_no}"
             )
         if id_col is not None and ("-" in cells[id_col] or "." in cells[id_col]):
             continue
-        tokens.append(cells[form_col])
-        if lemma_col is not None:
-            lemmas.append(cells[lemma_col])
-        if pos_col is not None:
-            pos.append(cells[pos_col])
-        if in_misc:
-            raw = next(
-                (item[4:] for item in cells[names.index("MISC")].split("|") if item.startswith("NER=")),
-                "O",
-            )
-        else:
-            raw = cells[ner_col]  # type: ignore[index]
-        tags.append(clean(raw, line_no))
-    if tokens:
-        yield sentence()
+        rows.append((line_no, cells))
+    if rows:
+        yield ConlluSentence(rows, doc_id)
+
+
+def read_conllu(
+    path: str, *, encoding: str = "utf-8", known_types: frozenset[str] | None = CONLL_TYPES
+) -> Iterator[TaggedSentence]:
+    """CoNLL-U Plus (or plain CoNLL-U with ``NER=`` in MISC): the NER column comes from the header."""
+    clean = TagCleaner(path, known_types)
+    names, sentences = conllu_sentences(path, encoding)
+    found = [i for i, name in enumerate(names) if _NER_COLUMN.search(name)]
+    ner_col = found[0] if found else None
+    misc_col = names.index("MISC") if ner_col is None and "MISC" in names else None
+    if ner_col is None and misc_col is None:
+        raise InputError(path, f"no NER column in global.columns ({' '.join(names)})", "line 1")
+    form_col = names.index("FORM") if "FORM" in names else 0
+    lemma_col = names.index("LEMMA") if "LEMMA" in names else None
+    pos_col = names.index("UPOS") if "UPOS" in names else None
+
+    def tag(cells: list[str]) -> str:
+        if misc_col is None:
+            return cells[ner_col]  # type: ignore[index]
+        return next((item[4:] for item in cells[misc_col].split("|") if item.startswith("NER=")), "O")
+
+    for sentence in sentences:
+        rows = [cells for _, cells in sentence.rows]
+        yield _finish(
+            [cells[form_col] for cells in rows], [clean(tag(cells), line_no) for line_no, cells in sentence.rows],
+            doc_id=sentence.doc_id,
+            lemmas=tuple(cells[lemma_col] for cells in rows) if lemma_col is not None else None,
+            pos=tuple(cells[pos_col] for cells in rows) if pos_col is not None else None,
+        )

@@ -106,8 +106,12 @@ def score_corpus(corpus: str, gold: Iterable[GoldSentence]) -> GoldReport:
 
 def recovered_sentences(corpus: str) -> list[LabelledSentence]:
     """The corpus's sentences kept by the second pass with at least one span from its model."""
-    return [s for s in read_sentences(corpus)
-            if s.source == SOURCE and any(span.rule == RULE for span in s.spans)]
+    return [s for s in read_sentences(corpus) if is_recovered(s)]
+
+
+def is_recovered(sentence: LabelledSentence) -> bool:
+    """Whether the second pass kept ``sentence`` with at least one span from its model."""
+    return sentence.source == SOURCE and any(span.rule == RULE for span in sentence.spans)
 
 
 def recovered_spans_right(sentence: LabelledSentence, gold_tags: Sequence[str]) -> list[tuple[str, bool]]:

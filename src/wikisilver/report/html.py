@@ -30,6 +30,7 @@ from wikisilver.report.plots import (
     plot_tag_distribution,
 )
 from wikisilver.report.profile import CorpusProfile, RejectSummary, SampleSentence, profile_corpus, summarize_rejects
+from wikisilver.stats import unread_words
 
 
 def _e(value: object) -> str:
@@ -137,8 +138,8 @@ def render_report(
             ("dropped by it: a form the first pass never saw / knows as another type",
              f"{second.get('dropped.unknown_form', 0):,} / {second.get('dropped.disagrees_known', 0):,}"),
         ]
-    if stats.get("bytes_skipped"):  # corrupt blocks of a dump were skipped
-        summary_rows[1:1] = [("pages unread (estimate)", stats.get("pages_unread_estimate")),
+    if stats.get("bytes_skipped"):  # corrupt blocks of a dump were skipped (0 pages_unread_estimate: unknown)
+        summary_rows[1:1] = [("pages unread (estimate)", unread_words(stats)),
                              ("compressed bytes skipped", stats["bytes_skipped"])]
     summary = _table(["", "value"], [[(_e(k), False), (_n(v), True)] for k, v in summary_rows])
     skipped = stats.get("pages_skipped") or {}

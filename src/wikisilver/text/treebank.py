@@ -5,42 +5,29 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from wikisilver.corpus.gold import conllu_sentences
 from wikisilver.errors import InputError
 
 UPOS_TAGS = frozenset(
     "ADJ ADP ADV AUX CCONJ DET INTJ NOUN NUM PART PRON PROPN PUNCT SCONJ SYM VERB X".split()
 )
 
+_COLUMNS = ("FORM", "LEMMA", "UPOS", "FEATS")  # what a sentence is read as
+
 
 def read_conllup(path: Path) -> Iterable[list[tuple[str, str, str, str]]]:
     """Sentences of a CoNLL-U file as (form, lemma, upos, feats) tuples, in either layout: CoNLL-U
     Plus with a ``# global.columns`` header (NerKor: FORM LEMMA UPOS XPOS FEATS ...), or plain
     CoNLL-U (Universal Dependencies: ID FORM LEMMA UPOS XPOS FEATS ...), where multiword-token
-    ranges ("3-4 don't") and empty nodes ("8.1") are skipped: the syntactic words are the tokens.
-    A sentence with a non-UD tag is skipped."""
-    sent: list[tuple[str, str, str, str]] = []
-    bad = False
-    first = 1  # column of FORM: 1 in plain CoNLL-U, 0 under NerKor's header
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            line = line.rstrip("\n")
-            if not line:
-                if sent and not bad:
-                    yield sent
-                sent, bad = [], False
-                continue
-            if line.startswith("#"):
-                if line.startswith("# global.columns") and "ID" not in line.split("=", 1)[1].split():
-                    first = 0
-                continue
-            cells = line.split("\t")
-            if len(cells) < first + 5:
-                raise InputError(str(path), f"expected at least {first + 5} columns, got {len(cells)}", f"line {number}")
-            if first and not cells[0].isdigit():
-                continue
-            form, lemma, upos, _, feats = cells[first : first + 5]
-            if upos not in UPOS_TAGS:
-                bad = True
-            sent.append((form, lemma, upos, feats))
-    if sent and not bad:
-        yield sent
+    ranges ("3-4 don't") and empty nodes ("8.1") are skipped: the syntactic words are the tokens
+    (rows read by :func:`wikisilver.corpus.gold.conllu_sentences`). A sentence with a non-UD tag
+    is skipped."""
+    names, sentences = conllu_sentences(str(path))
+    missing = [name for name in _COLUMNS if name not in names]
+    if missing:
+        raise InputError(str(path), f"no {', '.join(missing)} column in global.columns ({' '.join(names)})", "line 1")
+    at = [names.index(name) for name in _COLUMNS]
+    for sentence in sentences:
+        sent = [(cells[at[0]], cells[at[1]], cells[at[2]], cells[at[3]]) for _, cells in sentence.rows]
+        if all(upos in UPOS_TAGS for _, _, upos, _ in sent):
+            yield sent

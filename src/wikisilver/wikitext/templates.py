@@ -100,8 +100,10 @@ def render_inline(text: str, table: TemplateTable) -> str:
     return text
 
 
-def _params(body: str) -> tuple[list[str], dict[str, str]]:
-    """Positional and named parameters of a template body, split at ``|`` outside links."""
+def _split(body: str) -> list[str]:
+    """A template body split at ``|`` outside links: its head, then its parameters."""
+    if "[" not in body:
+        return body.split("|")
     parts, depth, start = [], 0, 0
     for i, ch in enumerate(body):
         if ch == "[":
@@ -112,10 +114,15 @@ def _params(body: str) -> tuple[list[str], dict[str, str]]:
             parts.append(body[start:i])
             start = i + 1
     parts.append(body[start:])
-    argument = _name_and_argument(parts[0])[1]
-    positional: list[str] = [] if argument is None else [argument]  # {{formatnum:1234}}
+    return parts
+
+
+def _params(parts: list[str], argument: str | None) -> tuple[list[str], dict[str, str]]:
+    """Positional and named parameters of a template from its parts after the head; a parser
+    function's ``argument`` (``{{formatnum:1234}}``) is the first positional one."""
+    positional: list[str] = [] if argument is None else [argument]
     named: dict[str, str] = {}
-    for part in parts[1:]:
+    for part in parts:
         key, eq, value = part.partition("=")
         if eq and "[" not in key and key.strip():
             named[key.strip()] = value.strip()
@@ -126,7 +133,8 @@ def _params(body: str) -> tuple[list[str], dict[str, str]]:
 
 def _render(body: str, table: TemplateTable) -> str | None:
     """The text of one template without nested templates, or None when the table does not know it."""
-    name = template_name(body)
+    head, *parts = _split(body)
+    name, argument = _name_and_argument(head)
     if name in table.silent:
         return ""
     pattern = table.render.get(name)
@@ -134,7 +142,7 @@ def _render(body: str, table: TemplateTable) -> str | None:
         pattern = next((p for prefix, p in table.prefixes.items() if name.startswith(prefix)), None)
     if pattern is None:
         return None
-    positional, named = _params(body)
+    positional, named = _params(parts, argument)
     if pattern == "@convert":
         return _convert(positional, table)
     if pattern == "@date":
