@@ -12,9 +12,11 @@ import pytest
 
 from label_support import HU_TARGETS, TARGETS, article, entity
 from wikisilver.labels import RULES, LabelConfig, Labeller, is_lowercase_anchor, rules_fired
+from wikisilver.labels.aliases import anchor_names_target
 from wikisilver.records import Article, Link, TargetInfo
 from wikisilver.text import get_processor
 from wikisilver.text.base import is_capitalized
+
 
 @dataclass(frozen=True)
 class Example:
@@ -268,6 +270,9 @@ def test_unrelated_anchor_ignored_keeps_another_entitys_name_out():
     kept = label("[[Abraham Lincoln|Honest Abe]] met [[United States|U.S.]] men and [[United States|US]] men "
                  "of [[National Aeronautics and Space Administration|NASA]] in [[Turkey|Turkish]] towns.")
     assert [t[1] for t in tags(kept) if t[1] != "O"] == ["B-PER", "I-PER", "B-LOC", "B-LOC", "B-ORG", "B-MISC"]
+    # Berlin (hu): "… végül az [[Elba (folyó)|Elbába]] ömlik": a case ending lengthens the vowel
+    assert anchor_names_target("Elbába", entity("Elba (folyó)", "River", "LOC"))
+    assert not anchor_names_target("Europe", entity("Ashkenazi Jews", "EthnicGroup", "MISC"))
 
 
 def test_personal_title_o_trims_only_a_persons_anchor():

@@ -10,6 +10,7 @@ before the next rule's (full names before first and last names).
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from wikisilver.labels.language import LanguagePack, case_stems
@@ -73,21 +74,28 @@ def is_derived(anchor: str, info: TargetInfo, pack: LanguagePack) -> bool:
 _WORDS = re.compile(r"[^\W_][\w'’.-]*")
 
 
+def _stem4(word: str) -> str:
+    """The first four letters of a word, lower case, without diacritics: what an anchor shares
+    with a name of its target (``Elbába`` with ``Elba``: a case ending lengthens the vowel)."""
+    return "".join(ch for ch in unicodedata.normalize("NFD", word.lower()[:4]) if not unicodedata.combining(ch))
+
+
 def anchor_names_target(anchor: str, info: TargetInfo) -> bool:
     """Whether an anchor names its target rather than another entity: it has no capitalized word,
-    or one of its capitalized words shares its first four letters (all of them, if shorter) with a
-    word of the target's title or aliases (``Lincoln``, ``Turkish`` of Turkey, ``Berlinben``), or it
+    or one of its capitalized words shares its first four letters (all of them, if shorter; accents
+    aside) with a word of the target's title or aliases (``Lincoln``, ``Turkish`` of Turkey,
+    ``Berlinben``, ``Elbába`` of Elba), or it
     is an abbreviation in capitals (``NASA``, ``U.S.``, ``SPD`` of the Social Democratic Party of
     Germany: initials of a name in another language are initials all the same).
     ``[[Ashkenazi Jews|Europe]]``, ``[[NASA|United States]]`` do not."""
-    capitalized = [w.lower()[:4] for w in _WORDS.findall(anchor) if w[:1].isupper()]
+    capitalized = [_stem4(w) for w in _WORDS.findall(anchor) if w[:1].isupper()]
     if not capitalized:
         return True
     letters = anchor.replace(".", "").replace(" ", "")
     if len(letters) > 1 and letters.isalpha() and letters.isupper():
         return True
     names = [drop_parenthetical(name) for name in (info.title, *info.aliases)]
-    return bool(set(capitalized) & {w.lower()[:4] for name in names for w in _WORDS.findall(name)})
+    return bool(set(capitalized) & {_stem4(w) for name in names for w in _WORDS.findall(name)})
 
 
 def not_a_persons_name(info: TargetInfo, pack: LanguagePack) -> bool:
