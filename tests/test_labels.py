@@ -272,6 +272,7 @@ def test_unrelated_anchor_ignored_keeps_another_entitys_name_out():
     assert [t[1] for t in tags(kept) if t[1] != "O"] == ["B-PER", "I-PER", "B-LOC", "B-LOC", "B-ORG", "B-MISC"]
     # Berlin (hu): "… végül az [[Elba (folyó)|Elbába]] ömlik": a case ending lengthens the vowel
     assert anchor_names_target("Elbába", entity("Elba (folyó)", "River", "LOC"))
+    assert anchor_names_target("Donau", entity("Danube", "River", "LOC"), "Donau")  # [[Donau]]: a redirect
     assert not anchor_names_target("Europe", entity("Ashkenazi Jews", "EthnicGroup", "MISC"))
 
 

@@ -80,12 +80,12 @@ def _stem4(word: str) -> str:
     return "".join(ch for ch in unicodedata.normalize("NFD", word.lower()[:4]) if not unicodedata.combining(ch))
 
 
-def anchor_names_target(anchor: str, info: TargetInfo) -> bool:
+def anchor_names_target(anchor: str, info: TargetInfo, written: str = "") -> bool:
     """Whether an anchor names its target rather than another entity: it has no capitalized word,
     or one of its capitalized words shares its first four letters (all of them, if shorter; accents
-    aside) with a word of the target's title or aliases (``Lincoln``, ``Turkish`` of Turkey,
-    ``Berlinben``, ``Elbába`` of Elba), or it
-    is an abbreviation in capitals (``NASA``, ``U.S.``, ``SPD`` of the Social Democratic Party of
+    aside) with a word of the target's title, its aliases or the link's target as ``written`` (a
+    redirect to it: ``[[Donau]]`` of the Danube): ``Lincoln``, ``Turkish`` of Turkey,
+    ``Berlinben``, ``Elbába`` of Elba; or it is an abbreviation in capitals (``NASA``, ``U.S.``, ``SPD`` of the Social Democratic Party of
     Germany: initials of a name in another language are initials all the same).
     ``[[Ashkenazi Jews|Europe]]``, ``[[NASA|United States]]`` do not."""
     capitalized = [_stem4(w) for w in _WORDS.findall(anchor) if w[:1].isupper()]
@@ -94,7 +94,7 @@ def anchor_names_target(anchor: str, info: TargetInfo) -> bool:
     letters = anchor.replace(".", "").replace(" ", "")
     if len(letters) > 1 and letters.isalpha() and letters.isupper():
         return True
-    names = [drop_parenthetical(name) for name in (info.title, *info.aliases)]
+    names = [drop_parenthetical(name) for name in (info.title, written, *info.aliases)]
     return bool(set(capitalized) & {_stem4(w) for name in names for w in _WORDS.findall(name)})
 
 
@@ -212,7 +212,7 @@ class AliasIndex:
                 continue
             if no_person and not_a_persons_name(info, pack):
                 continue
-            related = not own_anchors_only or anchor_names_target(link.anchor, info)
+            related = not own_anchors_only or anchor_names_target(link.anchor, info, link.target)
             known.append((info, tokenize(link.anchor) if related else ()))
         for alias_rule in rules:
             for info, anchor in known:

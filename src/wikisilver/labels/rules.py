@@ -237,7 +237,7 @@ def unrelated_anchor_ignored(link: Link, info: TargetInfo | None, pack: Language
     alias form, and its words are left to the other rules (mostly UNK: the sentence is dropped).
     Precision first: a name of the target that its aliases lack (``[[Netherlands|Holland]]`` where
     no redirect says so) is lost with them. Derived and nationality words are decided before."""
-    if _typed(info) and not anchor_names_target(link.anchor, info):
+    if _typed(info) and not anchor_names_target(link.anchor, info, link.target):
         return LEAVE
     return None
 
