@@ -19,7 +19,8 @@ How it reads on, as ``bzip2recover`` does:
   skipped too; at the stream's end marker the reader goes back to whole streams.
 
 Each gap is reported once, as a :class:`~wikisilver.dump.streams.Break` with the compressed
-bytes skipped, before the data that follows it.
+bytes skipped, before the data that follows it. Gaps that touch are one: damage across a
+stream's end marker and the next stream's header is skipped as two pieces, but reported as one.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from __future__ import annotations
 import bz2
 from collections import deque
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import BinaryIO
 
 BLOCK_MAGIC = 0x314159265359
@@ -160,6 +161,29 @@ class Bz2Reader:
         return None
 
     def chunks(self) -> Iterator:
+        """The decompressed bytes, with a Break at each gap; a gap that starts where the one before
+        it ended, nothing read between them, is the same gap (its Break counts both)."""
+        pending = None
+        for item in self._chunks():
+            if isinstance(item, bytes):
+                if pending is not None:
+                    yield pending
+                    pending = None
+                yield item
+            elif (pending is not None and pending.reason == item.reason == "corrupt_stream"
+                  and item.offset == pending.offset + pending.skipped):
+                where = item.detail.rsplit(", ", 1)[-1]
+                pending = replace(pending, skipped=pending.skipped + item.skipped,
+                                  detail=f"{pending.detail}; the next stream's start too: {item.skipped:,} "
+                                         f"more compressed bytes skipped, {where}")
+            else:
+                if pending is not None:
+                    yield pending
+                pending = item
+        if pending is not None:
+            yield pending
+
+    def _chunks(self) -> Iterator:
         decompressor = None
         stream_start = self.base
         good = self.base * 8  # file bit where the block now being decompressed begins
