@@ -27,6 +27,7 @@ the evidence (:class:`TitleEvidence`) and count what it returns (docs/classes.md
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -180,6 +181,7 @@ def _decided_entity(
     return _entity(best, voter.source, class_table)
 
 
+@functools.cache
 def curated_classes(lang: str) -> dict[str, str]:
     """The curated table of ``lang`` (``mappings/<lang>/entities.tsv``): title -> DBpedia class;
     empty without one. A few dozen rows: it is held whole."""

@@ -85,8 +85,9 @@ def anchor_names_target(anchor: str, info: TargetInfo, written: str = "") -> boo
     or one of its capitalized words shares its first four letters (all of them, if shorter; accents
     aside) with a word of the target's title, its aliases or the link's target as ``written`` (a
     redirect to it: ``[[Donau]]`` of the Danube): ``Lincoln``, ``Turkish`` of Turkey,
-    ``Berlinben``, ``Elbába`` of Elba; or it is an abbreviation in capitals (``NASA``, ``U.S.``, ``SPD`` of the Social Democratic Party of
-    Germany: initials of a name in another language are initials all the same).
+    ``Berlinben``, ``Elbába`` of Elba; or it is an abbreviation in capitals (``NASA``, ``U.S.``,
+    ``SPD`` of the Social Democratic Party of Germany: initials of a name in another language are
+    initials all the same).
     ``[[Ashkenazi Jews|Europe]]``, ``[[NASA|United States]]`` do not."""
     capitalized = [_stem4(w) for w in _WORDS.findall(anchor) if w[:1].isupper()]
     if not capitalized:
