@@ -63,6 +63,16 @@ def test_english_sentences_do_not_split_after_a_middle_initial() -> None:
     ]
 
 
+def test_the_last_words_of_a_sentence_are_read_back_from_its_end() -> None:
+    """What the middle-initial check reads of the sentence before: its last two words, as
+    ``str.split`` gives them (any whitespace), without reading the sentence whole."""
+    from wikisilver.text.english import _last_words
+
+    for text in ("He met George W.", "W.", "  a\tb\u00a0 c.  ", "one", "x" * 300 + " B."):
+        assert _last_words(text, 0, len(text)) == text.split()[-2:]
+    assert _last_words("drop this. He met George W.", 11, 27) == ["George", "W."]
+
+
 def test_paragraphs_and_list_items_always_end_a_sentence() -> None:
     text = "It was founded in the U.S.\n\nThe second paragraph has no period\n* First item\n* Second item"
     assert sentences(EN, text) == [

@@ -74,14 +74,33 @@ _INITIAL = re.compile(r"[A-Z]\.")
 _ROMAN = frozenset("IVX")  # "World War I." ends a sentence
 
 
-def _continues_name(left: str, right: str) -> bool:
-    """Whether Punkt split a name after a middle initial: ``George W.`` | ``Bush and …``,
-    ``activist W.`` | ``E. B.`` | ``Du Bois …``. Punkt ends a sentence at an initial when the next
-    word also occurs in lower case (bush, sessions); a single capital and a period after a
-    capitalized word or another initial, followed by an initial or by a capitalized word that is not
-    a function word, is a name going on. Roman numerals (I, V, X) and function words after the
-    period (``Group B.`` | ``The team …``) keep the split."""
-    words, following = left.split(), right.split(maxsplit=1)
+def _last_words(text: str, start: int, end: int, n: int = 2) -> list[str]:
+    """The last ``n`` whitespace-separated words of ``text[start:end]``, read back from ``end``
+    only as far as they reach (a sentence grown by joins is never read whole again)."""
+    words: list[str] = []
+    i = end
+    while len(words) < n:
+        while i > start and text[i - 1].isspace():
+            i -= 1
+        j = i
+        while j > start and not text[j - 1].isspace():
+            j -= 1
+        if j == i:
+            break
+        words.append(text[j:i])
+        i = j
+    return words[::-1]
+
+
+def _continues_name(words: list[str], right: str) -> bool:
+    """Whether Punkt split a name after a middle initial, given the last ``words`` (two at most) of
+    the sentence before and the sentence after: ``George W.`` | ``Bush and …``, ``activist W.`` |
+    ``E. B.`` | ``Du Bois …``. Punkt ends a sentence at an initial when the next word also occurs in
+    lower case (bush, sessions); a single capital and a period after a capitalized word or another
+    initial, followed by an initial or by a capitalized word that is not a function word, is a
+    name going on. Roman numerals (I, V, X) and function words after the period (``Group B.`` |
+    ``The team …``) keep the split."""
+    following = right.split(maxsplit=1)
     if not following or not _INITIAL.fullmatch(words[-1]) or words[-1][0] in _ROMAN:
         return False
     first = following[0]
@@ -112,7 +131,7 @@ class EnglishProcessor(TextProcessor):
     def _split_block(self, text: str, start: int, end: int) -> list[tuple[int, int]]:
         spans: list[tuple[int, int]] = []
         for s, e in self._punkt.span_tokenize(text[start:end]):
-            if spans and _continues_name(text[spans[-1][0] : spans[-1][1]], text[start + s : start + e]):
+            if spans and _continues_name(_last_words(text, *spans[-1]), text[start + s : start + e]):
                 spans[-1] = (spans[-1][0], start + e)
             else:
                 spans.append((start + s, start + e))
