@@ -102,8 +102,6 @@ def render_inline(text: str, table: TemplateTable) -> str:
 
 def _split(body: str) -> list[str]:
     """A template body split at ``|`` outside links: its head, then its parameters."""
-    if "[" not in body:
-        return body.split("|")
     parts, depth, start = [], 0, 0
     for i, ch in enumerate(body):
         if ch == "[":
