@@ -8,6 +8,8 @@ dropped, which are re-split from the dump with the same cleaner and tokenizer:
     python scripts/sample_gold.py --corpus output/en --dump ../shared/data/wikidumps/X.bz2 \\
         --lang en --articles 30 --with-entity 10 --kept 6 --dropped 12 --seed 1 --out gold-todo.txt
 
+With --across, --with-entity and --kept are totals drawn from one pool per stratum over all articles.
+
 Output: one block per sentence: '# title = …', '# sentence = N' (index in the article as wikisilver
 splits it), '# text = …', then one token per line.
 """
@@ -66,11 +68,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kept", type=int, default=6, help="other kept sentences, per article")
     parser.add_argument("--dropped", type=int, default=12, help="dropped sentences, per article")
     parser.add_argument("--min-tokens", type=int, default=4)
+    parser.add_argument("--across", action="store_true",
+                        help="draw --with-entity and --kept sentences from all articles together (one pool per stratum), not per article")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", required=True)
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
     kept = kept_sentences(args.corpus)
+    if args.across:
+        return _sample_across(args, rng, kept)
     titles = args.title or sorted(t for t, s in kept.items() if len(s) >= args.with_entity + args.kept)
     if not args.title:
         titles = sorted(rng.sample(titles, min(args.articles, len(titles))))
@@ -87,12 +93,36 @@ def main(argv: list[str] | None = None) -> int:
         for pool, n in ((with_entity, args.with_entity), (plain, args.kept), (dropped, args.dropped)):
             chosen.update(rng.sample(pool, min(n, len(pool))))
         for i in sorted(chosen):
-            tokens = all_sentences[i]
-            blocks.append("\n".join([f"# title = {title}", f"# sentence = {i}", f"# text = {' '.join(tokens)}", *tokens]))
-    with open(args.out, "w", encoding="utf-8") as handle:
+            blocks.append(_block(title, i, all_sentences[i]))
+    return _write(args.out, blocks, len(titles))
+
+
+def _block(title: str, index: int, tokens: list[str]) -> str:
+    return "\n".join([f"# title = {title}", f"# sentence = {index}", f"# text = {' '.join(tokens)}", *tokens])
+
+
+def _write(out: str, blocks: list[str], articles: int) -> int:
+    with open(out, "w", encoding="utf-8") as handle:
         handle.write("\n\n".join(blocks) + "\n")
-    print(f"{len(blocks)} sentences of {len(titles)} articles -> {args.out}")
+    print(f"{len(blocks)} sentences of {articles} articles -> {out}")
     return 0
+
+
+def _sample_across(args: argparse.Namespace, rng: random.Random, kept: dict[str, dict[int, bool]]) -> int:
+    """--across: the strata are pools over every article of the corpus (kept with a silver entity,
+    other kept); the sample comes out in corpus order (title, sentence)."""
+    titles = sorted(args.title or kept)
+    sentences = article_sentences(args.dump, args.lang, set(titles))
+    pools: dict[bool, list[tuple[str, int]]] = {True: [], False: []}
+    for title in titles:
+        tokens = sentences.get(title, [])
+        for index, has_entity in sorted(kept.get(title, {}).items()):
+            if index < len(tokens) and len(tokens[index]) >= args.min_tokens:
+                pools[has_entity].append((title, index))
+    chosen = rng.sample(pools[True], min(args.with_entity, len(pools[True])))
+    chosen += rng.sample(pools[False], min(args.kept, len(pools[False])))
+    blocks = [_block(title, index, sentences[title][index]) for title, index in sorted(chosen)]
+    return _write(args.out, blocks, len({title for title, _ in chosen}))
 
 
 if __name__ == "__main__":
