@@ -130,7 +130,7 @@ def test_train_and_evaluate_through_the_api(corpus_dir, tmp_path):
     assert model.is_file()
     scores = wikisilver.evaluate(model, corpus_dir / "tsv")
     assert scores.tokens == report.tokens
-    assert scores.gold > 0 and 0.0 <= scores.f1 <= 100.0
+    assert scores.gold > 0 and scores.f1 >= 30.0, scores  # its own training data, 5 iterations: 48 F; an untrained model 0
     # The same scores from a loaded corpus object and its Parquet parts.
     # The same scores from a loaded corpus object, or its directory: each sentence counted once
     # (the directory holds it twice, in tsv/ and parquet/).

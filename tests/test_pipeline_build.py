@@ -33,7 +33,11 @@ def test_demo_stats_account_for_every_page(demo_corpus):
     assert stats["pages_skipped"] == {"disambiguation": 1, "namespace": 3, "redirect": 5}
     assert stats["sentences_kept"] > 5 and stats["sentences_dropped_unk"] > 0
     assert set(stats["rules_fired"]) == set(RULES)
-    assert 0 < stats["ne_density"] < 1
+    rows = read_corpus(demo_corpus)  # the density is the corpus's own: entity tokens of kept tokens
+    tokens = sum(len(r["tokens"]) for r in rows)
+    entity_tokens = sum(tag != "O" for r in rows for tag in r["conll_tags"])
+    assert stats["tokens_kept"] == tokens and stats["entity_tokens"] == entity_tokens > 0
+    assert stats["ne_density"] == round(entity_tokens / tokens, 6)
     assert stats["entities_by_tag"]["LOC"] > 5
 
 

@@ -366,7 +366,13 @@ def test_mutated_article_never_raises_and_keeps_invariants(edits: list[tuple[int
     text = LEAD
     for position, cut, insert in edits:
         text = text[:position] + insert + text[position + cut:]
-    clean(text, lang="hu", max_seconds=None)
+    result = clean(text, lang="hu", max_seconds=None)
+    previous_end = 0
+    for link in result.links:  # spans index the text, in order, never overlapping, never empty
+        assert previous_end <= link.start < link.end <= len(result.text), (link, len(result.text))
+        assert result.text[link.start:link.end] == link.anchor
+        previous_end = link.end
+    assert "[[" not in result.text and "{{" not in result.text
     template_names(text)
     is_disambiguation(text, "hu")
     redirect_target(text, "hu")
