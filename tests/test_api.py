@@ -37,6 +37,7 @@ def test_import_is_cheap_and_lazy():
         wikisilver.nope  # noqa: B018
 
 
+@pytest.mark.slow
 def test_build_resolves_options_as_the_command_line_does(corpus_dir):
     # corpus_dir is `wikisilver build --demo --out DIR`: the same build through the API is the same
     # build (a no-op that hands back the finished corpus's stats), and another one is refused.
@@ -48,6 +49,7 @@ def test_build_resolves_options_as_the_command_line_does(corpus_dir):
         wikisilver.build(demo=True, out=corpus_dir, shards=2)
 
 
+@pytest.mark.slow
 def test_build_writes_a_corpus_of_the_options_given(tmp_path):
     out = tmp_path / "demo"
     stats = wikisilver.build(demo=True, out=out, shards=2, disabled_rules="derived_word", beam_args=["--direct_num_workers", "1"])

@@ -3,6 +3,8 @@ cut out and decompressed alone, and random corruption of single-stream and multi
 
 from __future__ import annotations
 
+import pytest
+
 import bz2
 import random
 import subprocess
@@ -92,6 +94,7 @@ def check_pages(records: list) -> tuple[int, list[PageReject]]:
 @example("multi", [(0.5029001008381714, 4, 0)])  # across a stream's end and the next one's "BZh1": one gap
 @given(st.sampled_from(["single", "multi"]), st.lists(st.tuples(st.floats(0, 1), st.integers(1, 64), st.integers(0, 255)),
                                                       min_size=1, max_size=3))
+@pytest.mark.slow
 def test_random_corruption_never_crashes_duplicates_or_invents_pages(tmp_path_factory, layout, damages):
     """Bytes overwritten anywhere (header, blocks, end markers): every page read is a true page,
     in order and once; each gap is one corrupt_stream reject with the bytes it skipped."""
@@ -142,6 +145,7 @@ def test_single_stream_dump_corrupt_in_its_first_block_estimates_by_the_pages_af
     assert reject.reason == "corrupt_stream" and lost / 2 <= reject.pages_unread_estimate <= 2 * lost
 
 
+@pytest.mark.slow
 def test_reading_a_corrupt_dump_does_not_hang():
     """The whole reader on every damaged variant above runs in a subprocess under a timeout."""
     code = ("from test_bz2blocks import *\nimport tempfile, pathlib\n"

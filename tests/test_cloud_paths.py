@@ -80,6 +80,7 @@ def test_local_paths_stay_local(tmp_path):
     assert paths.basename("s3://b/out/x.nt") == "x.nt" and paths.dirname("s3://b/out/x.nt") == "s3://b/out"
 
 
+@pytest.mark.slow
 def test_remote_files_read_seek_list_and_move(s3):
     _, client = s3
     client.put_object(Bucket=BUCKET, Key="layer/a/one.txt", Body=b"0123456789")
@@ -117,6 +118,7 @@ def test_remove_deletes_in_one_batch_without_an_exists_check_per_object(s3, monk
     assert asked == []
 
 
+@pytest.mark.slow
 def test_multistream_dump_read_by_ranges_from_s3(s3, tmp_path):
     from wikisilver import dump as dumplib
 
@@ -146,6 +148,7 @@ dbo:Settlement a owl:Class ; rdfs:subClassOf dbo:Place .
 """
 
 
+@pytest.mark.slow
 def test_every_kind_of_input_reads_the_same_from_s3(s3, tmp_path, monkeypatch):
     import gzip
 
@@ -190,6 +193,7 @@ def test_every_kind_of_input_reads_the_same_from_s3(s3, tmp_path, monkeypatch):
     assert fingerprint(ontology, {ontology: {**first, "digest": "sha256:recorded"}})["digest"] != first["digest"]
 
 
+@pytest.mark.slow
 def test_lock_object_refuses_a_second_run_and_a_stale_one_is_taken_over(s3, monkeypatch):
     from wikisilver import lock
 

@@ -135,6 +135,7 @@ def test_spark_demo_corpus_is_byte_identical_to_direct_runner(tmp_path, demo_cor
     assert_same_files(out, demo_corpus)
 
 
+@pytest.mark.slow
 def test_flink_without_a_local_job_server_jar_is_refused_before_any_work(tmp_path):
     out = tmp_path / "corpus"
     done = subprocess.run(

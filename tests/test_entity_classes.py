@@ -3,6 +3,8 @@ article (issue 17, item 8), and group names (nationalities, languages, religions
 
 from __future__ import annotations
 
+import pytest
+
 from collections import defaultdict
 
 from conftest import ENWIKI_EXTRACT, TYPES_100K, TYPES_111K, shared_file
@@ -52,6 +54,7 @@ def test_an_unknown_place_after_the_comma_gets_only_the_generic_class():
     assert spans == [("Hodgenville", "LOC", "City", "Hodgenville, Kentucky"), ("Kentucky", "LOC", "Place", "")]
 
 
+@pytest.mark.slow
 def test_one_class_per_entity_in_a_real_article():
     types = [shared_file(TYPES_100K), shared_file(TYPES_111K)]
     result, _ = label_linked_article(shared_file(ENWIKI_EXTRACT), "Abraham Lincoln", types)

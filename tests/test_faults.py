@@ -60,6 +60,7 @@ def test_corrupt_bz2_block_keeps_pages_before_it(tmp_path):
     assert any(r["source"].endswith("broken-pages-articles.xml.bz2") and r["offset"] is not None for r in rejects)
 
 
+@pytest.mark.slow
 def test_utf16_dump_is_read_correctly(tmp_path):
     dump = shared_file("wikidumps/gensim_bgwiki-latest-pages-articles-shortened.xml.bz2")
     out = tmp_path / "out"
@@ -80,6 +81,7 @@ def test_unwritable_output_is_one_line_error(tmp_path, capsys):
     assert len(err.splitlines()) == 1 and "not writable" in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_a_failing_page_goes_to_rejects_not_down_with_the_run(tmp_path, monkeypatch):
     from wikisilver import labels
 

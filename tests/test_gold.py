@@ -43,6 +43,7 @@ def agreement(result, gold: dict[int, list[tuple[str, str]]]) -> dict[str, float
     return report
 
 
+@pytest.mark.slow
 def test_english_labeller_agrees_with_gold():
     types = [shared_file(TYPES_100K), shared_file(TYPES_111K)]
     result, _ = label_linked_article(shared_file(ENWIKI_EXTRACT), "Abraham Lincoln", types)

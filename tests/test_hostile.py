@@ -102,6 +102,7 @@ def test_every_expression_that_sees_page_text_is_linear(units):
             raise AssertionError(f"{name} on {unit!r}: {t_short:.4f}s for {n}, {t_long:.4f}s for {8 * n} characters")
 
 
+@pytest.mark.slow
 def test_slow_page_is_rejected_within_the_page_timeout(tmp_path):
     """A page whose every paragraph makes the parser backtrack: rejected over_budget after
     --page-timeout, the run goes on; the page alone would take tens of seconds. Beside it, a
@@ -122,6 +123,7 @@ def test_slow_page_is_rejected_within_the_page_timeout(tmp_path):
 # -- 3. non-dumps -----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_non_dumps_are_one_line_errors_before_any_work(tmp_path):
     """Random bytes named .xml.bz2, a text file, a 0-byte file and a bz2 of nothing: exit 2 and
     one line naming the file, with --strict too; no output directory is made."""
@@ -150,6 +152,7 @@ def test_non_dumps_are_one_line_errors_before_any_work(tmp_path):
 # -- 2 and 10. pages the corpus cannot hold ----------------------------------------------------
 
 
+@pytest.mark.slow
 def test_page_id_over_int64_and_empty_title_are_rejects_and_the_run_goes_on(tmp_path):
     dump = write_dump(tmp_path / "odd.xml", [(2**63, "Huge id", PROSE), (5, " ", PROSE), (7, "Ada Lovelace", PROSE)])
     out = tmp_path / "out"
@@ -170,6 +173,7 @@ def _utf16_dump(path: Path, texts: list[str], cut: int = 0) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_utf16_dump_with_a_bad_surrogate_or_cut_at_an_odd_byte_loses_one_page(tmp_path):
     """A lone surrogate in one page: that page is an xml_error reject (not a stream error); a dump
     cut at an odd byte inside its last page: a truncation reject. The corpus is written either way."""
@@ -193,6 +197,7 @@ def test_utf16_dump_with_a_bad_surrogate_or_cut_at_an_odd_byte_loses_one_page(tm
     assert stats["stream_errors"] == {"truncated": 1} and (out / "manifest.json").exists()
 
 
+@pytest.mark.slow
 def test_strict_rerun_of_a_failed_strict_build_fails_again(tmp_path):
     """--strict failed (exit 1) on a rejected page: the identical rerun is no "nothing to do", exit 0."""
     dump = write_dump(tmp_path / "one-bad.xml", [(1, "", PROSE), (2, "Ada Lovelace", PROSE)])

@@ -71,6 +71,7 @@ def edit_same_size(path: Path, old: bytes, new: bytes, keep_mtime: bool = True) 
     assert path.stat().st_size == before.st_size
 
 
+@pytest.mark.slow
 def test_types_edited_in_place_is_not_a_no_op(inputs, tmp_path) -> None:
     dump, types = inputs
     out = tmp_path / "out"
@@ -93,6 +94,7 @@ def test_types_edited_in_place_is_not_a_no_op(inputs, tmp_path) -> None:
     assert after["ORG"] > before["ORG"] and after["LOC"] < before["LOC"]
 
 
+@pytest.mark.slow
 def test_dump_replaced_by_one_of_the_same_size_is_not_a_no_op(inputs, tmp_path) -> None:
     dump, types = inputs
     out = tmp_path / "out"
@@ -102,6 +104,7 @@ def test_dump_replaced_by_one_of_the_same_size_is_not_a_no_op(inputs, tmp_path) 
     assert rerun.returncode == 2 and "(changed: dumps)" in rerun.stderr, rerun.stderr
 
 
+@pytest.mark.slow
 def test_inputs_given_as_a_set_compare_as_a_set(inputs, tmp_path) -> None:
     dump, types = inputs
     lines = types.read_text(encoding="utf-8").splitlines(keepends=True)
@@ -114,6 +117,7 @@ def test_inputs_given_as_a_set_compare_as_a_set(inputs, tmp_path) -> None:
     assert swapped.returncode == 0 and "nothing to do" in swapped.stderr, swapped.stderr
 
 
+@pytest.mark.slow
 def test_dump_sha1_comes_from_dumpstatus_json_beside_it(inputs, tmp_path) -> None:
     dump, types = inputs
     sha1 = hashlib.sha1(dump.read_bytes()).hexdigest()
@@ -135,6 +139,7 @@ def test_dump_sha1_comes_from_dumpstatus_json_beside_it(inputs, tmp_path) -> Non
 # -- 7. two builds into one --out ---------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_second_build_into_a_locked_out_says_who_holds_it_and_exits_2(inputs, tmp_path) -> None:
     dump, types = inputs
     out = tmp_path / "out"
@@ -150,6 +155,7 @@ def test_second_build_into_a_locked_out_says_who_holds_it_and_exits_2(inputs, tm
     assert not (out / LOCK_NAME).exists()
 
 
+@pytest.mark.slow
 def test_lock_of_a_dead_run_is_taken_over(inputs, tmp_path) -> None:
     dump, types = inputs
     out = tmp_path / "out"
@@ -178,6 +184,7 @@ def many_pages(xml: Path, times: int) -> Path:
     return bigger
 
 
+@pytest.mark.slow
 def test_two_builds_at_once_the_second_refused_the_first_undisturbed(inputs, tmp_path) -> None:
     xml, types = inputs
     dump = many_pages(xml, 300)
@@ -216,6 +223,7 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
+@pytest.mark.slow
 def test_disk_full_while_writing_stats_json_is_one_line_and_leaves_no_tmp(inputs, tmp_path) -> None:
     dump, types = inputs
     out = tmp_path / "out"
@@ -237,6 +245,7 @@ def test_disk_full_while_writing_stats_json_is_one_line_and_leaves_no_tmp(inputs
     ("--page-sql", "-- MySQL dump\nCREATE TABLE `redirect` (\n  `rd_from` int\n);\n", "2", "a dump of table `redirect`, not `page`"),
     ("--redirect-sql", "-- MySQL dump\nhello world\n", "2", "not a MySQL dump of table `redirect`"),
 ])
+@pytest.mark.slow
 def test_bad_types_or_sql_file_fails_before_any_work_naming_file_and_line(inputs, tmp_path, option, content, where, reason) -> None:
     dump, types = inputs
     bad = tmp_path / "in" / "bad.txt"
@@ -251,6 +260,7 @@ def test_bad_types_or_sql_file_fails_before_any_work_naming_file_and_line(inputs
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_error_inside_the_pipeline_is_one_line_and_v_shows_the_traceback(inputs, tmp_path) -> None:
     # The types file starts well and goes bad past the header check: the pipeline fails inside.
     dump, types = inputs
@@ -279,6 +289,7 @@ def billion_laughs() -> str:
             "</rdf:RDF>\n")
 
 
+@pytest.mark.slow
 def test_billion_laughs_ontology_is_refused_up_front(inputs, tmp_path) -> None:
     dump, types = inputs
     owl = tmp_path / "in" / "laughs.owl"
@@ -303,6 +314,7 @@ def write_lazily(path: Path, parts: list) -> None:
                 handle.write(piece)
 
 
+@pytest.mark.slow
 def test_one_huge_insert_line_is_read_as_a_stream_of_tuples(tmp_path) -> None:
     # One INSERT line of ~120 MB (written lazily): held whole, it alone would take 120+ MB twice.
     sql = tmp_path / "page.sql"
@@ -343,6 +355,7 @@ def test_one_huge_line_in_a_types_file_is_skipped_without_being_held(tmp_path) -
     assert peak < 100, f"peak RSS {peak} MiB"
 
 
+@pytest.mark.slow
 def test_a_huge_page_is_rejected_without_being_held_and_the_next_page_is_read(tmp_path) -> None:
     dump = tmp_path / "huge.xml"
     page = "<page><title>{t}</title><ns>0</ns><id>{i}</id><revision><id>1</id><text>{x}</text></revision></page>\n"

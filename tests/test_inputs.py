@@ -269,6 +269,7 @@ def test_nerkor_hash_tokens_are_read():
     assert tokens == raw and "#" in tokens
 
 
+@pytest.mark.slow
 def test_build_output_directory_is_read_once(tmp_path):
     """A build's output has tsv/ and parquet/ copies of the same sentences: a corpus reads one."""
     from wikisilver.cli import main

@@ -39,6 +39,7 @@ def warnings_of(result: subprocess.CompletedProcess) -> list[str]:
 # --------------------------------------------------------------------------- --lang
 
 
+@pytest.mark.slow
 def test_unknown_language_fails_in_one_line_before_any_work(tmp_path):
     result = wikisilver("build", "--demo", "--lang", "xx", "--out", str(tmp_path / "out"), cwd=tmp_path)
     assert result.returncode == 2
@@ -77,6 +78,7 @@ def test_huwiki_minidump_header_says_enwiki_a_warning_not_a_failure(tmp_path):
 
 @pytest.mark.parametrize("typo, meant", [("--overwite", "--overwrite"), ("--drop-low-qualty", "--drop-low-quality"),
                                          ("--direct_num_worker", "--direct_num_workers")])
+@pytest.mark.slow
 def test_typoed_option_fails_with_a_suggestion(tmp_path, typo, meant):
     result = wikisilver("build", "--demo", typo, "--out", str(tmp_path / "out"), cwd=tmp_path)
     assert result.returncode == 2
@@ -108,6 +110,7 @@ def test_verbose_brings_beams_info_lines_back(tmp_path):
     assert " INFO apache_beam" in result.stderr
 
 
+@pytest.mark.slow
 def test_missing_spacy_pipeline_fails_before_any_work(tmp_path):
     result = wikisilver("build", "--demo", "--text-backend", "spacy:missing", "--out", str(tmp_path / "out"),
                         cwd=tmp_path)
@@ -117,6 +120,7 @@ def test_missing_spacy_pipeline_fails_before_any_work(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow
 def test_option_out_of_range_is_one_line_without_input_prefix(tmp_path):
     result = wikisilver("build", "--demo", "--page-timeout", "0", "--out", str(tmp_path / "out"), cwd=tmp_path)
     assert result.returncode == 2
@@ -127,6 +131,7 @@ def test_option_out_of_range_is_one_line_without_input_prefix(tmp_path):
 # --------------------------------------------------------------------------- files
 
 
+@pytest.mark.slow
 def test_directory_as_dump_says_it_is_a_directory(tmp_path):
     result = wikisilver("build", "--dump", str(tmp_path), "--types", DEMO_TYPES, "--out", str(tmp_path / "out"),
                         cwd=tmp_path)
@@ -238,6 +243,7 @@ def test_every_package_folder_is_installed():
 # --------------------------------------------------------------------------- train
 
 
+@pytest.mark.slow
 def test_training_prints_progress_and_final_figures(tmp_path, demo_corpus):
     model = tmp_path / "model.crf"
     result = wikisilver("train", "--corpus", str(demo_corpus), "--model", str(model), "--max-iterations", "6",

@@ -59,6 +59,7 @@ def _tags(table: dict[str, ClassTag], cls: str) -> tuple[str, str]:
 
 
 @pytest.mark.parametrize("version", sorted(VERSIONS))
+@pytest.mark.slow
 def test_every_class_of_each_shared_ontology_resolves_without_conflict(ontologies, version):
     ontology = ontologies[version]
     assert len(ontology.parents) == EXPECTED_CLASSES[version]

@@ -75,6 +75,7 @@ def test_demo_manifest_records_inputs_and_config(demo_corpus):
     assert manifest["started"] <= manifest["finished"]
 
 
+@pytest.mark.slow
 def test_progress_lines_name_stage_count_and_rate(tmp_path, caplog, demo_corpus):
     import re
 
@@ -98,6 +99,7 @@ def test_progress_lines_name_stage_count_and_rate(tmp_path, caplog, demo_corpus)
     assert not [r for r in caplog.records if r.name == "wikisilver.progress"]
 
 
+@pytest.mark.slow
 def test_a_quiet_clean_build_prints_nothing_on_stderr(tmp_path):
     # What a user of `-q` sees: no warning of Beam's about our transforms, no noise at all.
     command = [sys.executable, "-m", "wikisilver.cli", "-q", "build", "--demo", "--out", str(tmp_path / "o")]
@@ -251,6 +253,7 @@ TINY_ONTOLOGY = (
 )
 
 
+@pytest.mark.slow
 def test_manifest_records_the_ontology_file_and_its_checksum(tmp_path):
     ontology = tmp_path / "tiny.ttl"
     ontology.write_text(TINY_ONTOLOGY, encoding="utf-8")

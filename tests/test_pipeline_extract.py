@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import lzma
 
 from apache_beam.testing import test_pipeline
@@ -29,6 +31,7 @@ def one_page_dump(tmp_path) -> str:
     return str(path)
 
 
+@pytest.mark.slow
 def test_the_job_cleans_with_the_namespaces_of_the_dump(tmp_path):
     dumps = [one_page_dump(tmp_path)]
 

@@ -28,6 +28,7 @@ def demo_reference(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_multistream_dump_read_in_ranges_gives_same_corpus(tmp_path, demo_reference):
     dump = tmp_path / "demowiki-20240101-pages-articles-multistream.xml.bz2"
     write_multistream(Path(DEMO_DUMP), dump)
@@ -40,6 +41,7 @@ def test_multistream_dump_read_in_ranges_gives_same_corpus(tmp_path, demo_refere
     assert stats["pages_read"] == 17
 
 
+@pytest.mark.slow
 def test_entities_table_round_trip_gives_same_corpus(tmp_path, demo_reference):
     table = tmp_path / "table"
     assert main(["entities", "--dump", DEMO_DUMP, "--lang", "en", "--types", DEMO_TYPES, "--out", str(table)]) == 0
@@ -69,6 +71,7 @@ def sql_dump(table: str, columns: list[str], rows: list[tuple]) -> str:
     return create + f"INSERT INTO `{table}` VALUES {values};\n"
 
 
+@pytest.mark.slow
 def test_redirects_and_disambiguation_from_sql_tables(tmp_path):
     # A dump without <redirect/> elements or redirect pages: redirect.sql says page 900 redirects.
     xml = bz2.decompress(Path(DEMO_DUMP).read_bytes()).decode()
@@ -97,6 +100,7 @@ def test_redirects_and_disambiguation_from_sql_tables(tmp_path):
     assert stats["rules_fired"]["link_disambiguation_unk"] >= 1
 
 
+@pytest.mark.slow
 def test_cross_language_typing_through_langlinks(tmp_path):
     pages = {
         1: ("Budapest", "'''Budapest''' [[Magyarország]] fővárosa. A [[Duna]] két partján fekszik."),
@@ -234,6 +238,7 @@ def test_dead_sparql_endpoint_is_a_clear_failure(tmp_path, capsys):
     assert not (tmp_path / "o" / "manifest.json").exists()
 
 
+@pytest.mark.slow
 def test_redirect_chains_are_followed_and_loops_are_unk(tmp_path):
     """[[Donau]] -> Duna -> Danube (a double redirect) is the river; a loop is unknown (UNK)."""
     xml = bz2.decompress(Path(DEMO_DUMP).read_bytes()).decode()

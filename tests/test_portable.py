@@ -90,6 +90,7 @@ def portable_corpus(tmp_path_factory, job_service) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_portable_run_went_through_the_job_service(portable_corpus, job_service):
     _, log = job_service
     text = log.read_text(errors="replace")

@@ -49,6 +49,7 @@ def _copy_metadata(demo: Path, target: Path) -> Path:
     return target
 
 
+@pytest.mark.slow
 def test_report_has_the_summary_numbers(demo, demo_html):
     stats = _stats(demo)
     for key in ("pages_read", "pages_used", "sentences_kept", "sentences_total", "tokens_kept",
@@ -90,6 +91,7 @@ def test_pruned_counts_are_marked_approximate(demo):
     assert not profile_corpus(demo, max_tracked=2).top_exact
 
 
+@pytest.mark.slow
 def test_untrusted_tokens_and_targets_are_escaped(demo, tmp_path):
     corpus = _copy_metadata(demo, tmp_path / "evil")
     tokens = ("Alice", "wrote", EVIL_TOKEN, "in", "Paris", ".")

@@ -189,6 +189,7 @@ def test_source_is_written_read_and_excluded(tmp_path):
     assert "source" not in tsv.read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_hand_check_sample_is_blind_and_scores_the_recovered_spans(tmp_path):
     (kept,) = label(SecondPass(Scripted("O O B-PER I-PER O B-LOC O O"))).sentences
     (tmp_path / "c" / "tsv").mkdir(parents=True)

@@ -120,6 +120,7 @@ def real_types() -> dict[str, tuple[TripleReadStats, dict[str, list[str]]]]:
     return result
 
 
+@pytest.mark.slow
 def test_real_types_counts(real_types) -> None:
     stats100, types100 = real_types[TYPES_100K]
     stats111, types111 = real_types[TYPES_111K]

@@ -54,6 +54,7 @@ def test_non_ascii_title_has_iri_and_uri_spellings() -> None:
     assert resource_iris("Đồng Nai province")[1] == DBR + "%C4%90%E1%BB%93ng_Nai_province"
 
 
+@pytest.mark.slow
 def test_every_subject_of_the_real_type_dump_round_trips() -> None:
     # The dump's IRIs are DBpedia's own spelling: title_from_uri then resource_iris must give them back.
     subjects = {s for s, _, _ in iter_triples(str(shared_file(TYPES_100K)))}
@@ -422,6 +423,7 @@ def test_check_endpoint_refuses_a_non_sparql_answer() -> None:
             check_endpoint(SparqlConfig(endpoint.url, **FAST))
 
 
+@pytest.mark.slow
 def test_build_typed_by_a_real_sparql_endpoint_matches_the_types_dump(oxigraph: dict, tmp_path) -> None:
     """The build job asks the endpoint for its link targets' types: same corpus as from the dump."""
     import json
@@ -507,6 +509,7 @@ def test_a_huge_answer_fails_at_the_size_limit_without_retries() -> None:
             list(query_types(config, ["Berlin"]))
 
 
+@pytest.mark.slow
 def test_build_against_a_trickling_endpoint_fails_in_bounded_time_with_one_line(tmp_path) -> None:
     from wikisilver.config import demo_inputs
 

@@ -168,6 +168,7 @@ def _page_tuples_up_to(offset: int) -> tuple[bytes, int]:
     return head, len(tuples)
 
 
+@pytest.mark.slow
 def test_bad_utf8_in_a_tuple_cut_by_a_piece_end_is_counted_once(tmp_path: Path) -> None:
     """A long INSERT line is read in PIECE-byte pieces; a tuple cut by a piece's end is parsed
     again with the next piece, and its invalid UTF-8 must still count (and warn) once."""
@@ -183,6 +184,7 @@ def test_bad_utf8_in_a_tuple_cut_by_a_piece_end_is_counted_once(tmp_path: Path) 
     assert stats.decode_errors == 1 and stats.warnings == 1 and stats.malformed_tuples == 0
 
 
+@pytest.mark.slow
 def test_a_tuple_ending_at_a_piece_end_keeps_the_rest_of_the_line(tmp_path: Path) -> None:
     """When a tuple's ')' is the last byte of a piece, the ',' before the next tuple opens the next
     piece: the rest of the line is read on, not dropped as unexpected text."""

@@ -224,6 +224,7 @@ def pos_accuracy(lang: str, relative: str) -> dict[str, float]:
     return {name: float(value) for name, value in re.findall(r"^(UPOS|lemma) accuracy\s+([\d.]+) %", result.stdout, re.M)}
 
 
+@pytest.mark.slow
 def test_english_pos_accuracy_on_ewt_test() -> None:
     # UD English-EWT test, gold tokens: the issue's targets are 95 UPOS and 97 lemma
     figures = pos_accuracy("en", "gold/ud_english_ewt/en_ewt-ud-test.conllu")
@@ -491,6 +492,7 @@ TRICKY_ENGLISH = (
 )
 
 
+@pytest.mark.slow
 def test_fast_punkt_splits_exactly_as_nltk_does() -> None:
     """The speed path (Punkt's patterns on ``re``) gives NLTK's own sentences, also after a
     pickle round trip (as a runner ships it to a worker), on tricky text and on every line of

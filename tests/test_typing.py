@@ -257,6 +257,7 @@ def real_typing():
 
 
 @pytest.mark.parametrize("title", sorted(REAL_TITLES))
+@pytest.mark.slow
 def test_real_type_samples_are_decided_by_evidence(title, real_typing):
     result = real_typing[title]
     entity = result.info.entity
@@ -288,6 +289,7 @@ def test_the_class_table_makes_events_products_works_and_deities_misc(cls, conll
     assert typed("X", types=(cls,)).info.entity.conll == conll
 
 
+@pytest.mark.slow
 def test_the_build_counts_its_typing_decisions(tmp_path):
     # The demo's types and a second file that disagrees: Budapest a band (one file each way: unknown),
     # the Danube a river and a company (a river in both files: majority).

@@ -408,6 +408,7 @@ def _assert_clean(title: str, result: CleanText) -> None:
         assert leftover not in result.text, f"{title}: {leftover!r} left in the text"
 
 
+@pytest.mark.slow
 def test_enwiki_extract_every_article_is_clean() -> None:
     articles = _articles(ENWIKI_EXTRACT, "en")
     assert len(articles) == 106
@@ -489,6 +490,7 @@ def _rendered_both_ways(chunk: str, lang: str):
     return ("".join(parsed.parts), parsed.links), ("".join(plain.parts), plain.links)
 
 
+@pytest.mark.slow
 def test_plain_link_pieces_render_as_the_parser() -> None:
     """Every prose chunk of the English extract, and random mixtures of link-like fragments: where
     the plain-link path takes a chunk, it renders the text and links the parser would."""
