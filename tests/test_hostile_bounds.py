@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import subprocess
 import sys
 import time
@@ -85,6 +86,20 @@ def test_an_internal_entity_in_utf16_is_refused_not_expanded(tmp_path) -> None:
 def test_the_real_ontologies_have_no_dtd(shared) -> None:
     for name in ("dbo-snapshots.owl", "dbpedia_2014.owl", "dbpedia_3.7.owl"):
         refuse_dtd(str(shared(f"dbpedia/ontology/{name}")))  # no error
+
+
+def test_a_dtd_in_a_dump_is_never_read(tmp_path) -> None:
+    """Pages are parsed one by one, without the prolog: an entity of the dump's DTD is undefined in
+    its page, which is an xml_error reject; nothing is expanded, in UTF-16 as in UTF-8."""
+    prolog = billion_laughs().split("<rdf:RDF", 1)[0].replace("rdf:RDF [", "mediawiki [")
+    xml = dump_xml([(1, "Laughs", "LAUGHS"), (2, "Ada Lovelace", "Ada Lovelace was a mathematician.")])
+    dump = tmp_path / "laughs.xml"
+    dump.write_bytes((prolog.replace('version="1.0"', 'version="1.0" encoding="UTF-16"')
+                      + xml.replace("LAUGHS", "&a9;")).encode("utf-16"))
+    records = list(iter_pages(str(dump)))
+    assert [(type(r).__name__, r.page_id, getattr(r, "reason", None)) for r in records] == [
+        ("PageReject", 1, "xml_error"), ("Page", 2, None)]
+    assert "undefined entity" in records[0].detail
 
 
 @pytest.mark.parametrize("command", ["build", "classes"])
@@ -216,6 +231,18 @@ def test_alias_trie_matches_what_the_longest_first_list_matched() -> None:
         mentions = [None if rng.random() < 0.85 else Mention("O", "O", "", "x") for _ in tokens]
         for i in range(len(tokens)):
             assert index.match(tokens, mentions, i) == reference_match(forms, tokens, mentions, i)
+
+
+def test_word_after_word_matches_what_it_matched_when_tried_at_every_letter() -> None:
+    """common_noun_unk's pattern is tried only where a run of word characters starts (linear); the
+    pattern tried at every letter, as it was, finds the same words."""
+    from wikisilver.labels.rules import _AFTER_WORD
+
+    at_every_letter = re.compile(r"[^\W\d_][\w'’-]*,? (?=([^\W\d_][\w'’-]*))")
+    rng = random.Random(5)
+    for _ in range(20_000):
+        text = "".join(rng.choice("aAbZ1_'’-, .²é\n") for _ in range(rng.randint(0, 24)))
+        assert [m.group(1) for m in _AFTER_WORD.finditer(text)] == [m.group(1) for m in at_every_letter.finditer(text)]
 
 
 def labeller() -> Labeller:
