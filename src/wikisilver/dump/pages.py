@@ -108,8 +108,8 @@ class _PageParser:
         name = title.split(":", 1)[1] if ns != 0 and ":" in title else title  # MediaWiki bounds it without the prefix
         size = len(name.encode("utf-8"))
         if size > MAX_TITLE_BYTES:
-            return PageReject(self.source, "long_title", f"{self.source}: page {page_id} has a title of {size:,} bytes, "
-                              f"over MediaWiki's {MAX_TITLE_BYTES}", page_id, title[:_SNIPPET], offset, _snippet(data))
+            detail = f"{self.source}: page {page_id} has a title of {size:,} bytes, over MediaWiki's {MAX_TITLE_BYTES}"
+            return PageReject(self.source, "long_title", detail, page_id, title[:_SNIPPET], offset, _snippet(data))
         redirect = root.find("redirect")
         revisions = root.findall("revision")
         revision = revisions[-1] if revisions else None  # oldest first in history dumps

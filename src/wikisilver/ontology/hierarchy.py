@@ -332,10 +332,9 @@ def _ancestors(ontology: Ontology, cls: str) -> frozenset[str]:
 
 @dataclass(frozen=True)
 class _Layers:
-    """The hierarchy walked once: every class after all of its parents (``order``), the parents
-    each keeps (``parents``: without the links that close a cycle), its depth, and the cut links."""
+    """The hierarchy walked once: each class's parents (without the links that close a cycle) and
+    depth, every class after all of its parents (in both), and the cut links."""
 
-    order: tuple[str, ...]
     parents: Mapping[str, tuple[str, ...]]
     depths: Mapping[str, int]
     cut: tuple[tuple[str, str], ...]
@@ -350,7 +349,6 @@ def _layers(ontology: Ontology) -> _Layers:
     if cached is not None:
         return cached
     known = ontology.parents
-    order: list[str] = []
     kept: dict[str, tuple[str, ...]] = {}
     depths: dict[str, int] = {}
     cut: dict[tuple[str, str], None] = {}  # in the order found
@@ -369,13 +367,12 @@ def _layers(ontology: Ontology) -> _Layers:
                 parents = tuple(p for p in known[cls] if (cls, p) not in cut)
                 kept[cls] = parents
                 depths[cls] = max((1 + depths.get(p, 0) for p in parents), default=0)
-                order.append(cls)
             elif parent in walking:
                 cut[(cls, parent)] = None
             elif parent in known and parent not in depths:
                 walking.add(parent)
                 stack.append((parent, iter(known[parent])))
-    layers = _Layers(tuple(order), kept, depths, tuple(cut))
+    layers = _Layers(kept, depths, tuple(cut))
     object.__setattr__(ontology, "_layers", layers)
     return layers
 
@@ -384,8 +381,7 @@ def parents_first(ontology: Ontology) -> Iterator[tuple[str, tuple[str, ...]]]:
     """Every class of ``ontology`` with its parents, each class after all of its parents (so a
     class can be decided from its decided parents in one loop); a link that closes a subClassOf
     cycle is left out of the parents (see :func:`cycle_links`)."""
-    layers = _layers(ontology)
-    return ((cls, layers.parents[cls]) for cls in layers.order)
+    return iter(_layers(ontology).parents.items())
 
 
 def cycle_links(ontology: Ontology) -> tuple[tuple[str, str], ...]:
