@@ -77,7 +77,7 @@ def build_pipeline(pipeline: beam.Pipeline, config: BuildConfig, staging: str, c
     )
     second_pass = SecondPassModel(config.second_pass, config.second_pass_threshold) if config.second_pass else None
     labelled = (parsed.articles, typed.targets) | "LabelSentences" >> LabelSentences(
-        config.lang, config.text_backend, label_config, progress, second_pass
+        config.lang, config.text_backend, label_config, progress, second_pass, config.page_timeout
     )
     labelled.sentences | "WriteCorpus" >> WriteCorpus(staging, config.shards, progress, bool(second_pass))
     rejects = (read.rejects, parsed.rejects, labelled.rejects) | "AllRejects" >> beam.Flatten()

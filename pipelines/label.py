@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Iterator
-
 from typing import NamedTuple
 
 import apache_beam as beam
@@ -18,6 +18,7 @@ from wikisilver.pipelines.common import COUNTS, REJECTS, counts, reject
 from wikisilver.progress import Progress
 from wikisilver.pipelines.redirects import ArticleTarget, article_key
 from wikisilver.records import Article, PageReject, TargetInfo
+from wikisilver.wikitext import WikitextBudgetError
 
 
 def split_targets(joined: Iterable[ArticleTarget]) -> tuple[dict[str, TargetInfo], TargetInfo | None]:
@@ -40,8 +41,14 @@ def duplicate_rejects(page_id: int, duplicates: Iterable[Article]) -> Iterator[P
 
 
 def label_error(page_id: int, article: Article, error: Exception) -> PageReject:
-    return PageReject(source="", reason="label_error", page_id=page_id, title=article.title,
-                      detail=f"{type(error).__name__}: {error}"[:500], snippet=article.text[:200])
+    """The reject of an article the labeller failed on: ``over_budget`` (over the page's time
+    budget, as the cleaning step says it) or ``label_error``."""
+    if isinstance(error, WikitextBudgetError):
+        reason, detail = "over_budget", str(error)
+    else:
+        reason, detail = "label_error", f"{type(error).__name__}: {error}"
+    return PageReject(source="", reason=reason, page_id=page_id, title=article.title,
+                      detail=detail[:500], snippet=article.text[:200])
 
 
 class SecondPassModel(NamedTuple):
@@ -68,10 +75,11 @@ class _LabelArticle(beam.DoFn):
 
     def __init__(
         self, lang: str, text_backend: str, config: LabelConfig, progress_interval: float = 30.0,
-        second_pass: SecondPassModel | None = None,
+        second_pass: SecondPassModel | None = None, max_seconds: float | None = None,
     ) -> None:
         self.labeller_args = (lang, text_backend, config, second_pass)
         self.progress_interval = progress_interval
+        self.max_seconds = max_seconds
         self.shared_model = Shared()
 
     def setup(self) -> None:
@@ -82,18 +90,22 @@ class _LabelArticle(beam.DoFn):
         (page_id, _title), groups = element
         articles = sorted(groups["article"], key=lambda a: (len(a.text), a.text))
         if articles:  # else the key is only a link target
-            yield from label_group(self.labeller, page_id, articles, groups["targets"])
+            yield from label_group(self.labeller, page_id, articles, groups["targets"], self.max_seconds)
             self.progress.add()
 
 
-def label_group(labeller: Labeller, page_id: int, articles: list[Article], targets: Iterable) -> Iterator:
+def label_group(
+    labeller: Labeller, page_id: int, articles: list[Article], targets: Iterable, max_seconds: float | None = None
+) -> Iterator:
     """The outputs of the articles of one page id (the first labelled, the others duplicates) and
     their link targets: the kept sentences (one tuple: an article's sentences stay together in one
-    part anyway), the counts, rejects of duplicate page ids and of a failed article."""
+    part anyway), the counts, rejects of duplicate page ids and of a failed article (one labelled
+    for longer than ``max_seconds``, the page's time budget, among them)."""
     for duplicate in duplicate_rejects(page_id, articles[1:]):
         yield from reject(duplicate)
     try:
-        result = labeller.label_article(articles[0], *split_targets(targets))
+        deadline = time.perf_counter() + max_seconds if max_seconds is not None else None
+        result = labeller.label_article(articles[0], *split_targets(targets), deadline=deadline)
     except Exception as error:  # dead-letter, never kill the run
         yield from reject(label_error(page_id, articles[0], error))
         return
@@ -104,18 +116,20 @@ def label_group(labeller: Labeller, page_id: int, articles: list[Article], targe
 
 class Labelled(NamedTuple):
     sentences: PCollection  # a tuple of the kept LabelledSentence records of each article, in order
-    rejects: PCollection  # PageReject: duplicate page ids, articles the labeller failed on
+    rejects: PCollection  # PageReject: duplicate page ids, articles over the time budget or the labeller failed on
     counts: PCollection  # dicts of counts for stats.json (sentences, tokens, entities, rules fired)
 
 
 class LabelSentences(beam.PTransform):
-    """(articles, each article's targets keyed by article) -> :class:`Labelled`."""
+    """(articles, each article's targets keyed by article) -> :class:`Labelled`; an article labelled
+    for longer than ``max_seconds`` (``--page-timeout``) is a reject, ``over_budget``."""
 
     def __init__(
         self, lang: str, text_backend: str = "builtin", config: LabelConfig | None = None, progress_interval: float = 30.0,
-        second_pass: SecondPassModel | None = None,
+        second_pass: SecondPassModel | None = None, max_seconds: float | None = None,
     ) -> None:
         super().__init__()
+        self.max_seconds = max_seconds
         self.second_pass = second_pass
         self.lang = lang
         self.text_backend = text_backend
@@ -129,7 +143,8 @@ class LabelSentences(beam.PTransform):
             {"article": keyed, "targets": targets}
             | "JoinTargets" >> beam.CoGroupByKey()
             | "Label" >> beam.ParDo(
-                _LabelArticle(self.lang, self.text_backend, self.config, self.progress_interval, self.second_pass)
+                _LabelArticle(self.lang, self.text_backend, self.config, self.progress_interval, self.second_pass,
+                              self.max_seconds)
             ).with_outputs(REJECTS, COUNTS, main="sentences")
         )
         return Labelled(result.sentences, result[REJECTS], result[COUNTS])

@@ -87,10 +87,10 @@ def test_a_failing_page_goes_to_rejects_not_down_with_the_run(tmp_path, monkeypa
 
     original = labels.Labeller.label_article
 
-    def flaky(self, article, targets, own=None):
+    def flaky(self, article, targets, own=None, deadline=None):
         if article.title == "Vienna":
             raise RuntimeError("injected fault")
-        return original(self, article, targets, own)
+        return original(self, article, targets, own, deadline)
 
     monkeypatch.setattr(labels.Labeller, "label_article", flaky)
     out = tmp_path / "out"

@@ -19,6 +19,7 @@ from build_support import check_accounting, read_corpus, read_rejects, read_stat
 from dump_support import dump_xml, many_pages
 from wikisilver.config import demo_inputs
 from wikisilver.dump.bz2blocks import find_magics
+from wikisilver.labels import LabelConfig, LanguagePack, Stage
 from wikisilver.text import get_processor
 from wikisilver.wikitext import is_disambiguation, redirect_target, template_names
 from wikisilver.wikitext.markup import prepass
@@ -53,6 +54,15 @@ def _text_layer(text: str) -> None:
         processor.tokenize(text)
 
 
+_EVIDENCE = LabelConfig().rules(Stage.EVIDENCE)
+_EN_PACK = LanguagePack.load("en")
+
+
+def _evidence(text: str) -> None:
+    for evidence_rule in _EVIDENCE:  # they read the whole article text before its sentences
+        evidence_rule.decide(text, _EN_PACK)
+
+
 STEPS = {
     "redirect_target": lambda text: redirect_target(text),
     "template_names": template_names,
@@ -60,6 +70,7 @@ STEPS = {
     "prepass": lambda text: prepass(text, None),
     "prepass, rendering templates": lambda text: prepass(text, None, template_table("en")),
     "sentences and tokens": _text_layer,
+    "evidence rules": _evidence,
 }
 
 
@@ -86,6 +97,7 @@ def _best_time(step, text: str) -> float:
 @example(["."])
 @example(["a."])
 @example(["word {{abc}} "])  # dropped templates on one long line: each looked back over the whole line
+@example(["a"])  # one long word: common_noun_unk's word-after-word pattern rescanned it from every letter
 def test_every_expression_that_sees_page_text_is_linear(units):
     """n and 8n characters of a repeated adversarial unit: 8n may cost a generous 24x, not the
     64x of a quadratic expression (or the 512x of the cubic ones this replaced)."""

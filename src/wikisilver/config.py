@@ -346,6 +346,10 @@ def check_headers(config: BuildConfig) -> None:
 _AT_LEAST = {"shards": 1, "redirect_hops": 0, "max_page_chars": 1, "sparql_batch_size": 1, "sparql_retries": 0,
              "progress_interval": 0}
 _ABOVE = {"page_timeout": 0, "sparql_timeout": 0}
+# And the largest: each redirect hop is a join stage of the job, and Beam builds the job's graph
+# recursively (a thousand hops failed after minutes with a RecursionError). Real chains are
+# double redirects at most: MediaWiki's bots fix them.
+_AT_MOST = {"redirect_hops": 100}
 
 
 def check_numbers(config: BuildConfig) -> None:
@@ -357,6 +361,8 @@ def check_numbers(config: BuildConfig) -> None:
             raise InputError(None, f"{flag} must be {'a whole number' if whole else 'a number'}, not {value!r}")
         if value < low or (name in _ABOVE and value == low):
             raise InputError(None, f"{flag} must be {'above' if name in _ABOVE else 'at least'} {low}, not {value}")
+        if value > _AT_MOST.get(name, value):
+            raise InputError(None, f"{flag} must be at most {_AT_MOST[name]}, not {value}")
 
 
 def multistream_indexes(config: BuildConfig) -> dict[str, str]:

@@ -84,7 +84,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "by (MODEL.mentions.tsv); kept ones have source=second_pass (docs/labelling.md)")
     tuning.add_argument("--second-pass-threshold", type=float, metavar="P",
                         help="the model's marginal probability every UNK token must reach (default 0.9)")
-    tuning.add_argument("--redirect-hops", type=int, help="redirect chain rounds to follow (default 3)")
+    tuning.add_argument("--redirect-hops", type=int, help="redirect chain rounds to follow, 0 to 100 (default 3)")
     tuning.add_argument("--max-page-chars", type=int,
                         help="pages with more wikitext go to rejects (default 2,000,000)")
     tuning.add_argument("--max-pages", type=int, metavar="N",

@@ -34,6 +34,9 @@ from wikisilver.records import Page, PageReject
 # 32 MiB is over 2.7 times the XML of a page at the default --max-page-chars (2,000,000 characters
 # of up to 6 bytes each, as "&quot;"), which extraction rejects anyway.
 MAX_PAGE_BYTES = 32 << 20
+# MediaWiki's bound on a title (without its namespace prefix), in UTF-8 bytes: a longer one is no
+# page of a wiki, and every sentence of the page would carry it into the corpus.
+MAX_TITLE_BYTES = 255
 _SNIPPET = 200
 _NL = b"\n"
 _PAGE_CLOSE = b"</page>"
@@ -102,6 +105,11 @@ class _PageParser:
             ns = int(raw_ns) if raw_ns is not None else self.site.namespace_of(title)
         except ValueError:
             ns = self.site.namespace_of(title)
+        name = title.split(":", 1)[1] if ns != 0 and ":" in title else title  # MediaWiki bounds it without the prefix
+        size = len(name.encode("utf-8"))
+        if size > MAX_TITLE_BYTES:
+            detail = f"{self.source}: page {page_id} has a title of {size:,} bytes, over MediaWiki's {MAX_TITLE_BYTES}"
+            return PageReject(self.source, "long_title", detail, page_id, title[:_SNIPPET], offset, _snippet(data))
         redirect = root.find("redirect")
         revisions = root.findall("revision")
         revision = revisions[-1] if revisions else None  # oldest first in history dumps

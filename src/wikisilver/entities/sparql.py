@@ -22,6 +22,7 @@ import http.client
 import json
 import logging
 import random
+import re
 import time
 import urllib.error
 from collections.abc import Iterable, Iterator
@@ -181,6 +182,30 @@ _STATUS_NAMES = {
 }
 
 
+# SPARQL JSON results nest five deep (answer, results, bindings, row, term); json.loads recurses once
+# per level, so a deeper answer is refused before it is parsed.
+MAX_JSON_DEPTH = 32
+# A string runs to its closing quote or to the end of the text (never fails, so never rescanned).
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\(?:.|\Z))*+(?:"|\Z)', re.DOTALL)
+_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
+_INNERMOST = re.compile(r"\[\]|\{\}")
+_OPENERS = re.compile(r"[\[{]*")
+
+
+def nests_deeper_than(text: str, limit: int) -> bool:
+    """Whether json.loads would go more than ``limit`` arrays and objects deep into JSON ``text``:
+    its brackets outside strings, the innermost pairs removed once per level (``limit`` linear
+    passes at most); brackets left that never pair up are read by json.loads until its first
+    closer, where it fails."""
+    brackets = _NOT_BRACKETS.sub("", _JSON_STRING.sub("", text))
+    for _ in range(limit):
+        inner = _INNERMOST.sub("", brackets)
+        if inner == brackets:
+            return _OPENERS.match(brackets).end() > limit
+        brackets = inner
+    return bool(brackets)
+
+
 def _send(config: SparqlConfig, query: str, timeout: float) -> dict:
     """One request, all of it within ``timeout`` seconds and its answer within the size limit;
     raises _Rejected, _Truncated, AnswerTooLarge, or a transient error for the retry loop."""
@@ -207,9 +232,13 @@ def _send(config: SparqlConfig, query: str, timeout: float) -> dict:
     if capped or partial:
         raise _Truncated(f"endpoint truncated the answer ({'row cap ' + capped if capped else 'anytime query timeout'})")
     try:
-        data = json.loads(body.decode("utf-8"))
+        text = body.decode("utf-8")
+        deep = nests_deeper_than(text, MAX_JSON_DEPTH)
+        data = None if deep else json.loads(text)
     except (UnicodeDecodeError, ValueError):
         raise ValueError(f"answer is not SPARQL JSON results: {_one_line(body[:120].decode('utf-8', 'replace'))!r}") from None
+    if deep:
+        raise ValueError(f"answer is not SPARQL JSON results: nested more than {MAX_JSON_DEPTH} levels deep")
     if not isinstance(data, dict) or not ("results" in data or "boolean" in data):
         raise ValueError("answer is not SPARQL JSON results (no 'results' or 'boolean' member)")
     return data

@@ -14,12 +14,14 @@ import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from wikisilver.labels.language import LanguagePack, case_stems
+from wikisilver.labels.limits import MAX_ALIAS_TOKENS
 from wikisilver.labels.registry import Rule, Stage, rule
 from wikisilver.labels.state import Mention
 from wikisilver.records import Article, TargetInfo
 from wikisilver.resources import load_word_list
 from wikisilver.titles import drop_parenthetical
 from wikisilver.text.base import is_capitalized, is_punct_token
+from wikisilver.wikitext.markup import check_time
 
 Tokenize = Callable[[str], tuple[str, ...]]
 Form = tuple[str, ...]
@@ -144,12 +146,32 @@ def alias_person_name_part(info: TargetInfo, anchor: Form, pack: LanguagePack, t
                 yield (name,)
 
 
-class AliasIndex:
-    """The alias forms of one article: first token -> [(token sequence, mention)], longest first."""
+class _Node:
+    """A node of the alias trie: the tokens that may follow, and the mention of the form that ends here."""
 
-    def __init__(self, by_first: dict[str, list[tuple[Form, Mention]]]) -> None:
-        self._by_first = by_first
-        self.first_tokens = by_first.keys()  # the tokens an alias form starts with
+    __slots__ = ("next", "mention")
+
+    def __init__(self) -> None:
+        self.next: dict[str, _Node] = {}
+        self.mention: Mention | None = None
+
+
+class AliasIndex:
+    """The alias forms of one article, in a trie of tokens: a match at a token walks down it once,
+    at most :data:`~wikisilver.labels.limits.MAX_ALIAS_TOKENS` steps, however many forms share the
+    token (thousands of linked persons named John): linear in the page."""
+
+    def __init__(self, forms: dict[Form, Mention]) -> None:
+        self._forms = forms
+        self._root = _Node()
+        for form, mention in forms.items():
+            if len(form) > MAX_ALIAS_TOKENS:
+                continue
+            node = self._root
+            for token in form:
+                node = node.next.setdefault(token, _Node())
+            node.mention = mention
+        self.first_tokens = self._root.next.keys()  # the tokens an alias form starts with
 
     @classmethod
     def build(
@@ -163,6 +185,7 @@ class AliasIndex:
         nationality: frozenset[str] = frozenset(),
         not_entities: Mapping[str, str] | None = None,
         on: Callable[[str], bool] = lambda rule_name: False,
+        deadline: float | None = None,
     ) -> "AliasIndex":
         """The index of ``article`` from the ``ALIAS`` rules that are on. A form that is one
         function word is never an alias (``The`` of ``The Man``); a form that is one word of
@@ -174,7 +197,10 @@ class AliasIndex:
         (``Andorra national football team``) is none: that rule ignores such an anchor, and a form
         must not undo it. ``not_entities``
         (name -> the ``EVIDENCE`` rule that says so: the taxa of ``taxon_o``) claim their forms
-        first, as O: an unlinked ``Lissamphibia`` is O, not UNK."""
+        first, as O: an unlinked ``Lissamphibia`` is O, not UNK. A link that repeats an earlier
+        one (same target, same anchor) adds nothing and is read once. ``deadline`` (a
+        ``time.perf_counter()`` value): :class:`~wikisilver.wikitext.WikitextBudgetError` once it
+        has passed."""
         entries: dict[Form, Mention] = {
             tokenize(name): Mention("O", "O", "", evidence_rule) for name, evidence_rule in (not_entities or {}).items()
         }
@@ -208,6 +234,7 @@ class AliasIndex:
             for alias_rule in rules:
                 add(own, (), alias_rule)
         for link in article.links:
+            check_time(deadline, "labelling")
             info = targets.get(link.target)
             if info is None or info.entity is None or info.is_disambiguation or pack.conll_of(info.entity) == "O":
                 continue
@@ -215,36 +242,38 @@ class AliasIndex:
                 continue
             related = not own_anchors_only or anchor_names_target(link.anchor, info, link.target)
             known.append((info, tokenize(link.anchor) if related else ()))
+        known = list(dict.fromkeys(known))
         for alias_rule in rules:
             for info, anchor in known:
                 add(info, anchor, alias_rule)
-        by_first: dict[str, list[tuple[Form, Mention]]] = {}
-        for form, mention in entries.items():
-            by_first.setdefault(form[0], []).append((form, mention))
-        for candidates in by_first.values():
-            candidates.sort(key=lambda item: len(item[0]), reverse=True)
-        return cls(by_first)
+            check_time(deadline, "labelling")
+        return cls(entries)
 
-    def candidates(self, first: str) -> list[tuple[Form, Mention]]:
-        """The forms that start with ``first``, longest first."""
-        return self._by_first.get(first, [])
+    def single(self, token: str) -> Mention | None:
+        """The mention of the one-token form ``token``, if there is one."""
+        return self._forms.get((token,))
 
     def part_mention(self, form: Form, whole: Mention) -> Mention:
         """The mention of ``form``, a part cut out of the name ``whole`` (``Kentucky`` of
         ``Hodgenville, Kentucky``): the entity of the article known by exactly that name if it has
         the same CoNLL tag, else ``whole``'s tag with only the generic class of that tag."""
-        for known_form, known in self._by_first.get(form[0], ()) if form else ():
-            if known_form == form and known.conll == whole.conll:
-                return Mention(known.conll, known.dbpedia_class, known.target, whole.rule)
+        known = self._forms.get(form)
+        if known is not None and known.conll == whole.conll:
+            return Mention(known.conll, known.dbpedia_class, known.target, whole.rule)
         return Mention(whole.conll, GENERIC_CLASS.get(whole.conll, whole.conll), "", whole.rule)
 
     def match(self, tokens: Sequence[str], mentions: Sequence[Mention | None], i: int) -> tuple[Form, Mention] | None:
         """The longest form that starts at token i and covers only tokens with no mention yet."""
-        for form, mention in self._by_first.get(tokens[i], ()):
-            end = i + len(form)
-            if end <= len(tokens) and tuple(tokens[i:end]) == form and all(m is None for m in mentions[i:end]):
-                return form, mention
-        return None
+        node, found, end = self._root, None, i
+        for k in range(i, min(len(tokens), i + MAX_ALIAS_TOKENS)):
+            if mentions[k] is not None:
+                break
+            node = node.next.get(tokens[k])
+            if node is None:
+                break
+            if node.mention is not None:
+                found, end = node.mention, k + 1
+        return None if found is None else (tuple(tokens[i:end]), found)
 
 
 @rule("hu_inflected_name", Stage.INFLECTED)
@@ -252,7 +281,7 @@ def inflected_alias(token: str, index: AliasIndex, pack: LanguagePack) -> Mentio
     """(hu) ``… Sokan élnek Berlinben.``: a one-token alias plus a case ending of the language
     (``Berlin`` + ``-ben``, ``NASA`` + ``-nak``) is that entity, with its tag."""
     for stem in case_stems(token, pack.inflection_suffixes):
-        for form, mention in index.candidates(stem):
-            if len(form) == 1:
-                return mention
+        mention = index.single(stem)
+        if mention is not None:
+            return mention
     return None

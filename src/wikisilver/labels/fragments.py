@@ -1,7 +1,8 @@
 """Step 4 of the method, before labelling: pieces of text that are not sentences at all.
 
 Reference-list entries (``McCullough , David .``), HTML left over from broken markup
-(``< / div >``) and one-word pieces (``.``, ``ELSE``) are never written: the labeller drops them
+(``< / div >``), one-word pieces (``.``, ``ELSE``) and pieces over the size bounds of
+:mod:`~wikisilver.labels.limits` are never written: the labeller drops them
 before it labels anything and counts each under its reason (``stats.json`` →
 ``sentences_dropped_fragment``). Low-quality flags (:mod:`~wikisilver.labels.quality`) are for
 real sentences that are fragments of prose; these are not prose. One kind needs the labels and the
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from wikisilver.labels.limits import MAX_SENTENCE_TOKENS, MAX_TOKEN_CHARS
 from wikisilver.labels.quality import ends_like_a_sentence
 from wikisilver.text.base import TextProcessor
 
@@ -57,6 +59,17 @@ def is_reference_entry(tokens: Sequence[str]) -> bool:
     if k == len(tokens):
         return tokens[-1] == "."
     return tokens[k] == "(" and k + 1 < len(tokens) and tokens[k + 1][:4].isdigit()
+
+
+def size_reason(tokens: Sequence[str]) -> str | None:
+    """``long_sentence`` (more than :data:`~wikisilver.labels.limits.MAX_SENTENCE_TOKENS` tokens)
+    or ``long_token`` (one longer than :data:`~wikisilver.labels.limits.MAX_TOKEN_CHARS`):
+    broken markup, never prose, and over what labelling one sentence may cost; else None."""
+    if len(tokens) > MAX_SENTENCE_TOKENS:
+        return "long_sentence"
+    if any(len(token) > MAX_TOKEN_CHARS for token in tokens):
+        return "long_token"
+    return None
 
 
 def fragment_reason(tokens: Sequence[str]) -> str | None:

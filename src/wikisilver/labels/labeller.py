@@ -22,8 +22,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from wikisilver.labels.aliases import GENERIC_CLASS, AliasIndex
-from wikisilver.labels.fragments import fragment_reason, is_unlinked_phrase
+from wikisilver.labels.fragments import fragment_reason, is_unlinked_phrase, size_reason
 from wikisilver.labels.language import LanguagePack
+from wikisilver.labels.limits import MAX_SENTENCE_CHARS
 from wikisilver.labels.quality import quality_reasons
 from wikisilver.labels.rules import nationality_words
 from wikisilver.labels.registry import LabelConfig, Rule, Stage, first_answer
@@ -32,6 +33,7 @@ from wikisilver.labels.state import LEAVE, UNK, Mention, O, SentenceState
 from wikisilver.records import Article, EntityType, LabelledSentence, Link, TargetInfo
 from wikisilver.titles import drop_parenthetical
 from wikisilver.text.base import TextProcessor, is_capitalized
+from wikisilver.wikitext.markup import check_time
 from wikisilver.wikitext.templates import GAP
 
 
@@ -91,17 +93,28 @@ class Labeller:
         article: Article,
         targets: Mapping[str, TargetInfo],
         own: TargetInfo | None = None,
+        deadline: float | None = None,
     ) -> ArticleResult:
-        """Label every sentence of an article; return the kept ones and the counts."""
+        """Label every sentence of an article; return the kept ones and the counts.
+
+        ``deadline`` (a ``time.perf_counter()`` value, the page's budget): raises
+        :class:`~wikisilver.wikitext.WikitextBudgetError` once it has passed, checked between
+        sentences (each bounded by :mod:`~wikisilver.labels.limits`)."""
         result = ArticleResult()
         counts = result.counts
         text = article.text
         targets, not_entities = self._by_evidence(article, targets, counts)
+        check_time(deadline, "labelling")
         aliases = AliasIndex.build(article, targets, own, self.pack, self._tokens_of, self.alias_rules, self._nationality,
-                                   not_entities, self.config.on)
+                                   not_entities, self.config.on, deadline)
         links = sorted(article.links, key=lambda link: link.start)
         link_pos = 0
         for index, (s_start, s_end) in enumerate(self.processor.split_sentences(text)):
+            check_time(deadline, "labelling")
+            if s_end - s_start > MAX_SENTENCE_CHARS:  # not prose: never tokenized
+                counts["sentences_total"] += 1
+                counts["sentences_dropped_fragment.long_sentence"] += 1
+                continue
             spans = self.processor.tokenize(text, s_start, s_end)
             # A dropped inline template or formula left a gap mark: not a token; the sentence goes.
             gap = False
@@ -113,7 +126,7 @@ class Labeller:
             counts["sentences_total"] += 1
             tokens = [text[s:e] for s, e in spans]
             # A sentence with a hole where a formula or template stood is not text to learn from.
-            fragment = "template_gap" if gap else fragment_reason(tokens)
+            fragment = "template_gap" if gap else size_reason(tokens) or fragment_reason(tokens)
             if fragment is not None:
                 counts[f"sentences_dropped_fragment.{fragment}"] += 1
                 continue

@@ -14,7 +14,8 @@ import hashlib
 import json
 import logging
 import os
-from collections.abc import Iterable, Mapping, Sequence
+import xml.parsers.expat
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -157,28 +158,55 @@ def load_ontology(path: str) -> Ontology:
     if ontology is None:
         ontology = _parse_ontology(file, fmt, path)
         _write_cached(cached, ontology)
-    return replace(ontology, sha256=digest)
+    ontology = replace(ontology, sha256=digest)
+    cut = cycle_links(ontology)
+    if cut:
+        log.warning("%s: %d subClassOf link(s) close a cycle and are ignored (%s)", path, len(cut),
+                    ", ".join(f"{cls} -> {parent}" for cls, parent in cut[:3]) + (", …" if len(cut) > 3 else ""))
+    return ontology
 
 
-_DTD_MARKERS = (b"<!DOCTYPE", b"<!ENTITY")
-_DTD_SCAN = 1 << 16  # bytes per read; a marker cut between reads is caught by the overlap
+class _Stop(Exception):
+    """Raised from inside expat to end the DTD check: ``line`` of a DTD, or None at the root element."""
+
+    def __init__(self, line: int | None) -> None:
+        super().__init__(line)
+        self.line = line
+
+
+_DTD_READ = 1 << 16  # bytes per read
 
 
 def refuse_dtd(path: str) -> None:
-    """An RDF/XML ontology with a DTD is refused before any parsing: entity definitions are how a
-    1 kB file expands to gigabytes (billion laughs), and DBpedia's ontology has none."""
-    with open_binary(path) as handle:
-        carry, line = b"", 1
-        while piece := handle.read(_DTD_SCAN):
-            window = carry + piece
-            for marker in _DTD_MARKERS:
-                at = window.find(marker)
-                if at >= 0:
-                    where = line - carry.count(b"\n") + window.count(b"\n", 0, at)
-                    raise InputError(path, f"has a DTD ({marker.decode()}): refused, entity expansion "
-                                           "can blow up; DBpedia's ontology has none", f"line {where}")
-            line += piece.count(b"\n")
-            carry = window[-16:]
+    """An RDF/XML ontology with a DTD is refused before rdflib parses it: entity definitions are how
+    a 1 kB file expands to gigabytes (billion laughs), and DBpedia's ontology has none.
+
+    The check is expat's own reading of the file, the parser rdflib uses: it decodes the bytes the
+    way rdflib's parse will (BOM, XML declaration: UTF-16 and any other encoding expat reads), and
+    stops at the first ``<!DOCTYPE`` (before any entity is declared, let alone expanded) or at the
+    root element (no DTD can follow it), so it costs the prolog, not the file. A file expat cannot
+    read is left to rdflib, which says where."""
+    parser = xml.parsers.expat.ParserCreate()
+
+    def dtd(*_args: object) -> None:
+        raise _Stop(parser.CurrentLineNumber)
+
+    def root(*_args: object) -> None:
+        raise _Stop(None)
+
+    parser.StartDoctypeDeclHandler = parser.EntityDeclHandler = dtd
+    parser.StartElementHandler = root
+    try:
+        with open_binary(path) as handle:
+            while piece := handle.read(_DTD_READ):
+                parser.Parse(piece, False)
+            parser.Parse(b"", True)
+    except _Stop as found:
+        if found.line is not None:
+            raise InputError(path, "has a DTD (<!DOCTYPE): refused, entity expansion can blow up; "
+                                   "DBpedia's ontology has none", f"line {found.line}") from None
+    except xml.parsers.expat.ExpatError:
+        pass  # not well-formed before any element: rdflib's parse reports it with its line
 
 
 def _parse_ontology(file: str, fmt: str, path: str) -> Ontology:
@@ -302,28 +330,73 @@ def _ancestors(ontology: Ontology, cls: str) -> frozenset[str]:
     return frozenset(seen)
 
 
+@dataclass(frozen=True)
+class _Layers:
+    """The hierarchy walked once: each class's parents (without the links that close a cycle) and
+    depth, every class after all of its parents (in both), and the cut links."""
+
+    parents: Mapping[str, tuple[str, ...]]
+    depths: Mapping[str, int]
+    cut: tuple[tuple[str, str], ...]
+
+
+def _layers(ontology: Ontology) -> _Layers:
+    """:class:`_Layers` of ``ontology``, computed once per ontology object (a cache, not a field:
+    equality is unchanged) by one iterative depth-first walk up the parent links, classes in name
+    order and each class's parents in their order: however deep the chain, no recursion. A parent
+    link to a class still being walked closes a cycle (never in DBpedia's ontology) and is cut."""
+    cached: _Layers | None = ontology.__dict__.get("_layers")
+    if cached is not None:
+        return cached
+    known = ontology.parents
+    kept: dict[str, tuple[str, ...]] = {}
+    depths: dict[str, int] = {}
+    cut: dict[tuple[str, str], None] = {}  # in the order found
+    walking: set[str] = set()
+    for start in sorted(known):
+        if start in depths:
+            continue
+        stack = [(start, iter(known[start]))]
+        walking.add(start)
+        while stack:
+            cls, pending = stack[-1]
+            parent = next(pending, None)
+            if parent is None:  # every parent done: the class itself
+                stack.pop()
+                walking.discard(cls)
+                parents = tuple(p for p in known[cls] if (cls, p) not in cut)
+                kept[cls] = parents
+                depths[cls] = max((1 + depths.get(p, 0) for p in parents), default=0)
+            elif parent in walking:
+                cut[(cls, parent)] = None
+            elif parent in known and parent not in depths:
+                walking.add(parent)
+                stack.append((parent, iter(known[parent])))
+    layers = _Layers(kept, depths, tuple(cut))
+    object.__setattr__(ontology, "_layers", layers)
+    return layers
+
+
+def parents_first(ontology: Ontology) -> Iterator[tuple[str, tuple[str, ...]]]:
+    """Every class of ``ontology`` with its parents, each class after all of its parents (so a
+    class can be decided from its decided parents in one loop); a link that closes a subClassOf
+    cycle is left out of the parents (see :func:`cycle_links`)."""
+    return iter(_layers(ontology).parents.items())
+
+
+def cycle_links(ontology: Ontology) -> tuple[tuple[str, str], ...]:
+    """The (class, parent) links cut to break the subClassOf cycles of ``ontology`` (none in DBpedia's)."""
+    return _layers(ontology).cut
+
+
 def depth(ontology: Ontology, cls: str) -> int:
-    """Length of the longest parent path from ``cls`` to Thing (Thing and unknown classes: 0).
+    """Length of the longest parent path from ``cls`` to Thing (Thing and unknown classes: 0; a
+    cycle is cut where :func:`parents_first` cuts it).
 
-    Depths are memoized on the ontology object: typing calls this for every typed title, and an
-    ontology never changes once loaded.
+    All depths are computed once per ontology object: typing calls this for every typed title, and
+    an ontology never changes once loaded.
     """
-    memo: dict[str, int] | None = ontology.__dict__.get("_depths")
-    if memo is None:
-        memo = {}
-        object.__setattr__(ontology, "_depths", memo)  # a cache, not a field: equality is unchanged
-    if cls in memo:
-        return memo[cls]
-
-    def walk(name: str, path: frozenset[str]) -> int:
-        if name in memo:
-            return memo[name]
-        parents = [p for p in ontology.parents.get(name, ()) if p not in path]  # guard against cycles
-        value = 1 + max((walk(p, path | {name}) for p in parents), default=-1) if name in ontology.parents else 0
-        memo[name] = max(value, 0)
-        return memo[name]
-
-    return walk(cls, frozenset())
+    return _layers(ontology).depths.get(cls, 0)
 
 
 def most_specific(classes: Iterable[str], ontology: Ontology) -> tuple[str | None, bool]:

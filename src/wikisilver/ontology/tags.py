@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wikisilver.errors import InputError
-from wikisilver.ontology.hierarchy import THING, Ontology, depth
+from wikisilver.ontology.hierarchy import THING, Ontology, depth, parents_first
 from wikisilver.resources import mapping_path
 
 log = logging.getLogger(__name__)
@@ -88,30 +88,29 @@ def _resolve_all(
     thing = mapping.get(THING, ("O", "O"))
     depths = {cls: depth(ontology, cls) for cls in ontology.parents}
 
-    def resolve(cls: str, path: frozenset[str]) -> ClassTag:
-        if cls in resolved:
-            return resolved[cls]
+    def leaf(cls: str) -> ClassTag:  # a class with a row, Thing, or one the ontology does not know
         if cls in mapping:
             conll, fine = mapping[cls]
-            tag = ClassTag(cls, conll, fine, cls)
-        elif cls == THING or cls not in ontology.parents:
-            tag = ClassTag(cls, thing[0], thing[1], THING)
-        else:
-            # Deepest parent first, then by name: decides decided_by (and the tags when parents
-            # disagree without a row, which find_conflicts reports) the same way on every run.
-            parents = sorted((p for p in ontology.parents[cls] if p not in path),
-                             key=lambda p: (-depths.get(p, 0), p))
-            options = [resolve(p, path | {cls}) for p in parents] or [resolve(THING, path)]
-            distinct = {(o.conll, o.fine) for o in options}
-            if len(distinct) > 1:
-                conflicts[cls] = tuple(ClassTag(p, o.conll, o.fine, o.decided_by) for p, o in zip(parents, options))
-            best = options[0]
-            tag = ClassTag(cls, best.conll, best.fine, best.decided_by)
-        resolved[cls] = tag
-        return tag
+            return ClassTag(cls, conll, fine, cls)
+        return ClassTag(cls, thing[0], thing[1], THING)
 
-    for cls in sorted({THING, *ontology.parents, *mapping}):
-        resolve(cls, frozenset())
+    # Parents before children (a cycle cut, as the hierarchy cuts it): a loop, however deep the chain.
+    for cls, parents in parents_first(ontology):
+        if cls in mapping:
+            resolved[cls] = leaf(cls)
+            continue
+        # Deepest parent first, then by name: decides decided_by (and the tags when parents
+        # disagree without a row, which find_conflicts reports) the same way on every run.
+        parents = tuple(sorted(parents, key=lambda p: (-depths.get(p, 0), p)))
+        options = [resolved.get(p) or leaf(p) for p in parents] or [leaf(THING)]
+        distinct = {(o.conll, o.fine) for o in options}
+        if len(distinct) > 1:
+            conflicts[cls] = tuple(ClassTag(p, o.conll, o.fine, o.decided_by) for p, o in zip(parents, options))
+        best = options[0]
+        resolved[cls] = ClassTag(cls, best.conll, best.fine, best.decided_by)
+    for cls in {THING, *mapping} - resolved.keys():
+        resolved[cls] = leaf(cls)
+    resolved = dict(sorted(resolved.items()))
     return resolved, conflicts
 
 

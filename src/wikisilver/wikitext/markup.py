@@ -21,7 +21,7 @@ _MAX_TEMPLATE_DEPTH = 100
 
 
 class WikitextBudgetError(Exception):
-    """A page over the size or time budget of the cleaner (the pipeline rejects it)."""
+    """A page over the size or time budget of the cleaner or the labeller (the pipeline rejects it)."""
 
 
 def _strip_comments(text: str) -> str:
@@ -345,7 +345,8 @@ def prepass(text: str, deadline: float | None, table: TemplateTable | None = Non
     return text
 
 
-def check_time(deadline: float | None) -> None:
-    """Raise WikitextBudgetError once ``deadline`` (a ``time.perf_counter()`` value) has passed."""
+def check_time(deadline: float | None, step: str = "parsing") -> None:
+    """Raise WikitextBudgetError once ``deadline`` (a ``time.perf_counter()`` value) has passed;
+    ``step`` says which step of the page took too long (parsing, labelling)."""
     if deadline is not None and time.perf_counter() >= deadline:
-        raise WikitextBudgetError("parsing took longer than the time budget")
+        raise WikitextBudgetError(f"{step} took longer than the time budget")
