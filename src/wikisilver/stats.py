@@ -39,6 +39,7 @@ def make_stats(counts: Mapping[str, int], max_pages: int | None = None) -> dict:
         "titles_by_tag": group("titles_by_tag."),
         "typing_conflicts": group("typing_conflicts."),
         "typing_decisions": group("typing_decisions."),
+        "input_problems": group("input_problems."),
         "rules_fired": rules_fired(counts),
     }
     second_pass = group("second_pass.")
