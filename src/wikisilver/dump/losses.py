@@ -128,7 +128,7 @@ class _Pending:
     def __init__(self, unread: Unread, before: _Side, last: tuple[int | None, str | None]) -> None:
         self.unread, self.before, self.last = unread, before, last
         self.after = _Side()
-        self.window = min(max(unread.gap.skipped, 1), WINDOW_CAP)
+        self.window = _window(unread.gap)
         self.feed: int | None = None  # meter reading of the block after the gap being taken
 
     def take(self, position: int, page_id: int | None) -> bool:
@@ -153,6 +153,11 @@ class _Pending:
                                detail=f"{reject.detail}; the multistream index lists the {len(lost):,} page(s) "
                                       f"lost in it{more} (unread_pages)")
         return replace(reject, pages_unread_estimate=estimate(gap.skipped, self.before, self.after))
+
+
+def _window(gap: Break) -> int:
+    """Compressed bytes of neighbours looked at on each side of a gap (beyond the nearest block)."""
+    return min(max(gap.skipped, 1), WINDOW_CAP)
 
 
 def _side_before(recent: deque, floor: int, at: int, window: int) -> _Side:
@@ -196,10 +201,10 @@ def account_gaps(records: Iterator, meter: Meter, index_path: str | None = None,
             named = record.reject
             last = (named.page_id, named.title) if names_a_page(named) else (
                 (recent[-1][1], None) if recent else (None, None))
-            before = _side_before(recent, floor, record.gap.read, min(max(record.gap.skipped, 1), WINDOW_CAP))
-            if names_a_page(named):
+            before = _side_before(recent, floor, record.gap.read, _window(record.gap))
+            if named.page_id is not None:  # the page the gap cut into: the last id before it
                 before.ids.append(named.page_id)
-                read += 1
+            read += names_a_page(named)
             pending.append(_Pending(record, before, last))
         else:
             if names_a_page(record):
