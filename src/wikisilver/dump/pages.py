@@ -68,6 +68,7 @@ def _outside_pages(source: str, text: bytes, line: int, offset: int | None, head
     the ``header``, which is the <siteinfo>)."""
     other: list[bytes] = []
     pos = 0
+    at_line = line  # the line of text[pos]
     while found := _PREFIXED_PAGE.search(text, pos):
         close = b"</" + found.group(1) + b":page>"
         end = text.find(close, found.end())
@@ -75,10 +76,12 @@ def _outside_pages(source: str, text: bytes, line: int, offset: int | None, head
         element = text[found.start():stop]
         page_id, title = _raw_identity(element)
         prefix = found.group(1).decode("ascii", "replace")
+        at_line += text.count(_NL, pos, found.start())
         yield PageReject(
-            source, "xml_error", f"{source}: line {line + text.count(_NL, 0, found.start())}: a <{prefix}:page> (a page "
-            "under a namespace prefix, among pages without one) is not read", page_id, title,
+            source, "xml_error", f"{source}: line {at_line}: a <{prefix}:page> (a page under a namespace prefix, "
+            "among pages without one) is not read", page_id, title,
             None if offset is None else offset + found.start(), _snippet(element))
+        at_line += element.count(_NL)
         other.append(text[pos:found.start()])
         pos = stop
     other.append(text[pos:])
