@@ -26,9 +26,10 @@ from apache_beam.pvalue import PCollection
 from wikisilver.config import BuildConfig, sparql_config, title_filter_capacity, types_lang
 from wikisilver.entities import sql
 from wikisilver.entities.bloom import BloomFilter, filter_size, title_hash
-from wikisilver.entities.rdf import iter_instance_types
+from wikisilver.entities.mysqldump import SqlReadStats
+from wikisilver.entities.rdf import TripleReadStats, iter_instance_types
 from wikisilver.entities.table import read_entity_table
-from wikisilver.pipelines.common import counter, named
+from wikisilver.pipelines.common import COUNTS, counter, counts, named
 from wikisilver.pipelines.extract import Extracted
 from wikisilver.records import EntityType, PageFlags
 
@@ -40,6 +41,7 @@ class WikiEvidence(NamedTuple):
     redirects: PCollection  # (redirect title, target title): the dump's and redirect.sql's
     infobox: PCollection | None  # (title, DBpedia class of its first mapped infobox); --infobox-mappings
     langlinks: PCollection | None  # (title in the types' language, local title), from langlinks.sql
+    counts: PCollection | None = None  # what reading the SQL tables skipped, for stats.json; None without them
 
 
 class Evidence(NamedTuple):
@@ -53,6 +55,8 @@ class Evidence(NamedTuple):
     sparql: PCollection | None  # DBpedia classes from the SPARQL endpoint
     langlinks: PCollection | None  # (class, file index) of the title's equivalent in --types-lang
     infobox: PCollection | None  # DBpedia class of the first mapped infobox
+    # Not evidence: what reading the SQL tables and types files skipped, for stats.json (None: no such file).
+    counts: PCollection | None = None
 
 
 _SQL_READERS = {
@@ -62,12 +66,19 @@ _SQL_READERS = {
 
 
 def _read_sql(path: str, kind: str) -> Iterator[tuple[int, object]]:
-    """Rows of one SQL table dump, keyed by page id."""
+    """Rows of one SQL table dump, keyed by page id; then what it skipped, on the counts output."""
     reader, key = _SQL_READERS[kind]
     rows = counter(f"sql_{kind}_rows")
-    for row in reader(path):
+    stats = SqlReadStats()
+    for row in reader(path, stats):
         rows.inc()
         yield getattr(row, key), row
+    yield counts(input_problems(f"{kind}_sql", stats.problems()))
+
+
+def input_problems(source: str, problems: dict[str, int]) -> dict[str, int]:
+    """The counts of stats.json ``input_problems`` (``<source>.<kind>``) of what reading one file skipped."""
+    return {f"input_problems.{source}.{kind}": n for kind, n in problems.items()}
 
 
 def _page_title(groups) -> str | None:
@@ -109,15 +120,22 @@ class ReadWikiEvidence(beam.PTransform):
                       "page_props": sorted(config.page_props_sql), "langlinks": sorted(config.langlinks_sql)}
         self.types_lang = types_lang(config)
 
-    def _read(self, pipeline, kind: str):
-        return pipeline | f"{kind}Files" >> beam.Create(self.files[kind]) | f"Read{kind}" >> beam.FlatMap(_read_sql, kind)
+    def _read(self, pipeline, kind: str, read_counts: list):
+        """The rows of one table's files; what reading them skipped is added to ``read_counts``."""
+        read = (
+            pipeline
+            | f"{kind}Files" >> beam.Create(self.files[kind])
+            | f"Read{kind}" >> beam.FlatMap(_read_sql, kind).with_outputs(COUNTS, main="rows")
+        )
+        read_counts.append(read[COUNTS])
+        return read.rows
 
-    def _by_page(self, page_titles, pages, kind: str, titles_of, *args):
+    def _by_page(self, page_titles, pages, kind: str, read_counts: list, titles_of, *args):
         """Rows of one table joined with the titles of their page ids; None without the table."""
         if not self.files[kind]:
             return None
         return (
-            {"dump": page_titles, "page": pages, "rows": self._read(page_titles.pipeline, kind)}
+            {"dump": page_titles, "page": pages, "rows": self._read(page_titles.pipeline, kind, read_counts)}
             | f"Join{kind}" >> beam.CoGroupByKey()
             | f"Titles{kind}" >> beam.FlatMap(titles_of, *args)
         )
@@ -126,18 +144,21 @@ class ReadWikiEvidence(beam.PTransform):
         parsed = named(Extracted, inputs)
         page_titles = parsed.page_titles
         flags, redirects, langlinks = parsed.flags, parsed.redirects, None
+        read_counts: list = []
         if self.files["redirect"] or self.files["page_props"] or self.files["langlinks"]:
-            pages = self._read(page_titles.pipeline, "page")
-            sql_redirects = self._by_page(page_titles, pages, "redirect", _redirects_of_page)
+            pages = self._read(page_titles.pipeline, "page", read_counts)
+            sql_redirects = self._by_page(page_titles, pages, "redirect", read_counts, _redirects_of_page)
             if sql_redirects is not None:
                 redirects = (
                     (redirects, sql_redirects) | "AllRedirects" >> beam.Flatten() | "UniqueRedirects" >> beam.Distinct()
                 )
-            disambiguation = self._by_page(page_titles, pages, "page_props", _disambiguation_of_page)
+            disambiguation = self._by_page(page_titles, pages, "page_props", read_counts, _disambiguation_of_page)
             if disambiguation is not None:
                 flags = (flags, disambiguation) | "AllFlags" >> beam.Flatten()
-            langlinks = self._by_page(page_titles, pages, "langlinks", _langlinks_of_page, self.types_lang)
-        return WikiEvidence(flags, redirects, parsed.infobox_types, langlinks)
+            langlinks = self._by_page(page_titles, pages, "langlinks", read_counts, _langlinks_of_page,
+                                      self.types_lang)
+        sql_counts = tuple(read_counts) | "SqlReadCounts" >> beam.Flatten() if read_counts else None
+        return WikiEvidence(flags, redirects, parsed.infobox_types, langlinks, sql_counts)
 
 
 class TitleFilterFn(beam.CombineFn):
@@ -198,8 +219,9 @@ def _read_types(
     bloom = BloomFilter(*title_filter) if title_filter is not None else None
     read = dropped = 0
     last_title, wanted = None, True  # a title's classes come on consecutive lines: test it once
+    stats = TripleReadStats()
     try:
-        for title, cls in iter_instance_types(path):
+        for title, cls in iter_instance_types(path, stats):
             read += 1
             if bloom is not None:
                 if title != last_title:
@@ -211,6 +233,7 @@ def _read_types(
     finally:  # counted once per file, not per line (a Beam counter update is not free)
         counter("type_triples_read").inc(read)
         counter("type_triples_unrequested").inc(dropped)
+    yield counts(input_problems("types", stats.problems()))
 
 
 def _read_entity_table(path: str) -> Iterator:
@@ -293,7 +316,8 @@ class GatherEvidence(beam.PTransform):
         wiki = named(WikiEvidence, inputs)
         pipeline = wiki.flags.pipeline
         aliases = [wiki.redirects | "AliasOfTarget" >> beam.Map(_swap)]
-        types = self._types(pipeline, wiki) if self.types_files else None
+        read_counts = [wiki.counts] if wiki.counts is not None else []
+        types = self._types(pipeline, wiki, read_counts) if self.types_files else None
         langlinks = entities = sparql = None
         if types is not None and self.langlinks:
             langlinks = (
@@ -317,6 +341,7 @@ class GatherEvidence(beam.PTransform):
             flags=wiki.flags, aliases=tuple(aliases) | "AllAliases" >> beam.Flatten(), entities=entities,
             types=types if self.types_direct else None,
             sparql=sparql, langlinks=langlinks, infobox=wiki.infobox,
+            counts=tuple(read_counts) | "ReadCounts" >> beam.Flatten() if read_counts else None,
         )
 
     def _wanted_titles(self, wiki: WikiEvidence) -> PCollection | None:
@@ -330,7 +355,9 @@ class GatherEvidence(beam.PTransform):
             keys.append(wiki.langlinks | "LanglinkTitles" >> beam.Keys())
         return tuple(keys) | "WantedTitles" >> beam.Flatten()
 
-    def _types(self, pipeline, wiki: WikiEvidence) -> PCollection:
+    def _types(self, pipeline, wiki: WikiEvidence, read_counts: list) -> PCollection:
+        """(title, (class, file index)) of the types files; what reading them skipped is added to
+        ``read_counts``."""
         files = (
             pipeline
             | "TypesFiles" >> beam.Create(list(enumerate(self.types_files)))
@@ -338,8 +365,10 @@ class GatherEvidence(beam.PTransform):
         )
         wanted = self._wanted_titles(wiki)
         if wanted is None:
-            lines = files | "ReadTypes" >> beam.FlatMap(_read_types)
+            read = files | "ReadTypes" >> beam.FlatMap(_read_types).with_outputs(COUNTS, main="lines")
         else:
             title_filter = wanted | "TitleFilter" >> beam.CombineGlobally(TitleFilterFn(self.filter_capacity))
-            lines = files | "ReadTypes" >> beam.FlatMap(_read_types, title_filter=beam.pvalue.AsSingleton(title_filter))
-        return lines | "ReshuffleTypes" >> beam.Reshuffle()
+            read = files | "ReadTypes" >> beam.FlatMap(
+                _read_types, title_filter=beam.pvalue.AsSingleton(title_filter)).with_outputs(COUNTS, main="lines")
+        read_counts.append(read[COUNTS])
+        return read.lines | "ReshuffleTypes" >> beam.Reshuffle()

@@ -40,6 +40,22 @@ def duplicate_rejects(page_id: int, duplicates: Iterable[Article]) -> Iterator[P
                          detail=f"page id {page_id} with this title read twice (duplicate page in the dump)")
 
 
+def ids_taken(element: tuple[int, Iterable[str]]) -> Iterator[tuple[tuple[int, str], str]]:
+    """(article key, the title that keeps the page id) of each other title read under one page id:
+    page ids are unique in the corpus, so the first title (in sort order) keeps it."""
+    page_id, titles = element
+    keeper, *others = sorted(set(titles))
+    for title in others:
+        yield (page_id, title), keeper
+
+
+def id_taken_rejects(page_id: int, articles: Iterable[Article], keeper: str) -> Iterator[PageReject]:
+    for article in articles:
+        yield PageReject(source="", reason="duplicate_page_id", page_id=page_id, title=article.title,
+                         detail=f"page id {page_id} is also the id of the page {keeper!r}, which keeps it "
+                                "(page ids are unique in the corpus)")
+
+
 def label_error(page_id: int, article: Article, error: Exception) -> PageReject:
     """The reject of an article the labeller failed on: ``over_budget`` (over the page's time
     budget, as the cleaning step says it) or ``label_error``."""
@@ -89,7 +105,11 @@ class _LabelArticle(beam.DoFn):
     def process(self, element) -> Iterator:
         (page_id, _title), groups = element
         articles = sorted(groups["article"], key=lambda a: (len(a.text), a.text))
-        if articles:  # else the key is only a link target
+        keeper = next(iter(groups["id_taken"]), None)
+        if articles and keeper is not None:  # another title has this page id
+            for duplicate in id_taken_rejects(page_id, articles, keeper):
+                yield from reject(duplicate)
+        elif articles:  # else the key is only a link target
             yield from label_group(self.labeller, page_id, articles, groups["targets"], self.max_seconds)
             self.progress.add()
 
@@ -139,8 +159,14 @@ class LabelSentences(beam.PTransform):
     def expand(self, inputs: tuple[PCollection, PCollection]) -> Labelled:
         articles, targets = inputs
         keyed = articles | "KeyArticles" >> beam.Map(lambda a: (article_key(a), a))
+        taken = (
+            articles
+            | "IdAndTitle" >> beam.Map(lambda a: (a.page_id, a.title))
+            | "TitlesOfId" >> beam.GroupByKey()
+            | "IdsTaken" >> beam.FlatMap(ids_taken)
+        )
         result = (
-            {"article": keyed, "targets": targets}
+            {"article": keyed, "targets": targets, "id_taken": taken}
             | "JoinTargets" >> beam.CoGroupByKey()
             | "Label" >> beam.ParDo(
                 _LabelArticle(self.lang, self.text_backend, self.config, self.progress_interval, self.second_pass,

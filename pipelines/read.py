@@ -30,14 +30,14 @@ def read_reject_counts(reject: PageReject) -> dict[str, int]:
     page = int(dumplib.names_a_page(reject))
     stream = 1 if reject.reason in STREAM_REASONS or not page else 0
     return {"pages_read": page, f"pages_rejected.{reject.reason}": page, f"stream_errors.{reject.reason}": stream,
-            "bytes_skipped": reject.bytes_skipped, "pages_unread_estimate": reject.pages_unread_estimate}
+            "bytes_skipped": reject.bytes_skipped, "pages_unread_estimate": reject.pages_unread_estimate,
+            "pages_unread_listed": reject.pages_unread_estimate if reject.unread_pages else 0}
 
 
-def part_records(path: str, start: int, end: int | None) -> Iterator:
-    """The pages and rejects of one byte range of a dump (``0, None``: the whole file)."""
-    if start == 0 and end is None:
-        return dumplib.iter_pages(path)
-    return dumplib.iter_pages_in_range(path, start, end)
+def part_records(path: str, start: int, end: int | None, index: str | None = None) -> Iterator:
+    """The pages and rejects of one byte range of a dump (``0, None``: the whole file); ``index``:
+    the dump's multistream index, which names the pages lost in a corrupt stream."""
+    return dumplib.iter_pages_in_range(path, start, end, index)
 
 
 class _ReadDumpPart(beam.DoFn):
@@ -49,7 +49,7 @@ class _ReadDumpPart(beam.DoFn):
     def setup(self) -> None:
         self.progress = Progress("read", "pages", self.progress_interval)
 
-    def process(self, part: tuple[str, int, int | None]) -> Iterator:
+    def process(self, part: tuple[str, int, int | None, str | None]) -> Iterator:
         yield from self.process_records(part_records(*part))
 
     def process_records(self, records: Iterable) -> Iterator:
@@ -66,13 +66,14 @@ class _ReadDumpPart(beam.DoFn):
 class _ReadFirstPages(_ReadDumpPart):
     """The first ``max_pages`` pages of the dumps, in order, in one worker (a trial run)."""
 
-    def __init__(self, max_pages: int, progress_interval: float = 30.0) -> None:
+    def __init__(self, max_pages: int, progress_interval: float = 30.0, index_files: Mapping[str, str] | None = None
+                 ) -> None:
         super().__init__(progress_interval)
         self.max_pages = max_pages
+        self.index_files = dict(index_files or {})
 
     def process(self, dumps: tuple[str, ...]) -> Iterator:
-        records = (record for path in dumps for record in dumplib.iter_pages(path))
-        yield from self.process_records(dumplib.first_pages(records, self.max_pages))
+        yield from self.process_records(dumplib.first_pages(dumps, self.max_pages, self.index_files))
 
 
 class ReadPages(beam.PTransform):
@@ -94,15 +95,17 @@ class ReadPages(beam.PTransform):
             result = (
                 pbegin
                 | "Dumps" >> beam.Create([tuple(self.dumps)])
-                | "ReadFirstPages" >> beam.ParDo(_ReadFirstPages(self.max_pages, self.progress_interval)).with_outputs(
+                | "ReadFirstPages" >> beam.ParDo(
+                    _ReadFirstPages(self.max_pages, self.progress_interval, self.index_files)).with_outputs(
                     REJECTS, COUNTS, main="pages"
                 )
             )
             return ReadResult(result.pages | "SpreadPages" >> beam.Reshuffle(), result[REJECTS], result[COUNTS])
         parts = []
         for path in self.dumps:
-            for start, end in dumplib.stream_ranges(path, self.index_files.get(path)):
-                parts.append((path, start, end))
+            index = self.index_files.get(path)
+            for start, end in dumplib.stream_ranges(path, index):
+                parts.append((path, start, end, index))
         result = (
             pbegin
             | "DumpParts" >> beam.Create(parts)

@@ -7,6 +7,7 @@ evidence by title and route the result: the entities job keeps every title
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Mapping
 from typing import NamedTuple
 
@@ -16,14 +17,16 @@ from apache_beam.pvalue import PCollection
 from wikisilver.entities.typing import TitleEvidence, Typing, type_title
 from wikisilver.ontology import ClassTag, Ontology
 from wikisilver.pipelines.common import COUNTS, counts
-from wikisilver.pipelines.evidence import Evidence
 from wikisilver.pipelines.redirects import ArticleTarget
+
+
+_EVIDENCE = tuple(field.name for field in dataclasses.fields(TitleEvidence))
 
 
 def _group_evidence(evidence: dict[str, PCollection], requests: PCollection | None = None) -> PCollection:
     """(title, groups) with one group per source of ``evidence`` the run uses (:class:`Evidence`
     as ``pcollections``), and the requests if given."""
-    groups = dict(evidence)
+    groups = {name: evidence[name] for name in _EVIDENCE if name in evidence}  # not Evidence.counts
     if requests is not None:
         groups["request"] = requests
     return groups | "GroupEvidence" >> beam.CoGroupByKey()
@@ -49,7 +52,7 @@ class _TypeTitle(beam.DoFn):
         self.class_table = dict(class_table)
 
     def typing_of(self, title: str, groups) -> Typing:
-        evidence = TitleEvidence(**{name: tuple(groups.get(name, ())) for name in Evidence._fields})
+        evidence = TitleEvidence(**{name: tuple(groups.get(name, ())) for name in _EVIDENCE})
         return type_title(title, evidence, self.lang, self.ontology, self.class_table)
 
     def process(self, element) -> Iterator[tuple[str, object]]:
@@ -97,7 +100,8 @@ class TypedTargets(NamedTuple):
     """What the build's typing hands on: to the labeller, and to the statistics."""
 
     targets: PCollection  # (article key, ArticleTarget): what each article is sent about its targets
-    counts: PCollection  # dicts of counts for stats.json (typed titles by source and tag, conflicts)
+    counts: PCollection  # dicts of counts for stats.json (typed titles by source and tag, conflicts; what
+    # reading the SQL tables and types files skipped)
 
 
 class TypeRequestedTitles(beam.PTransform):
@@ -120,4 +124,7 @@ class TypeRequestedTitles(beam.PTransform):
         answered = _group_evidence(evidence, self.requests) | "ChooseType" >> beam.ParDo(self.answer).with_outputs(
             COUNTS, main="targets"
         )
-        return TypedTargets(answered.targets, answered[COUNTS])
+        found = answered[COUNTS]
+        if "counts" in evidence:  # what reading the evidence skipped
+            found = (found, evidence["counts"]) | "TypingAndReadCounts" >> beam.Flatten()
+        return TypedTargets(answered.targets, found)

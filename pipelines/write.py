@@ -92,6 +92,8 @@ def _reject_row(reject: PageReject) -> dict:
     }
     if reject.bytes_skipped:  # a gap in a dump read on after
         row.update(bytes_skipped=reject.bytes_skipped, pages_unread_estimate=reject.pages_unread_estimate)
+    if reject.unread_pages:  # the pages the multistream index lists in the gap
+        row["unread_pages"] = [{"page_id": page_id, "title": title} for page_id, title in reject.unread_pages]
     return row
 
 

@@ -58,6 +58,37 @@ def write_multistream(source: Path, target: Path, pages_per_stream: int = 3) -> 
     return index
 
 
+def build_multistream(source: Path, tmp_path: Path, per_stream: int = 100) -> tuple[str, str, int]:
+    """A multistream bz2 dump + index, as Wikimedia writes them: header, ~100 pages, …, footer."""
+    raw = bz2.decompress(source.read_bytes())
+    first = raw.index(b"  <page>")
+    header, body = raw[:first], raw[first:]
+    footer_at = body.rindex(b"</mediawiki>")
+    body, footer = body[:footer_at], body[footer_at:]
+    pages, position = [], 0
+    while (start := body.find(b"<page>", position)) >= 0:
+        end = body.index(b"</page>", start) + len(b"</page>\n")
+        pages.append(body[position:end])
+        position = end
+    streams = [bz2.compress(header)]
+    index_lines = []
+    offset = len(streams[0])
+    for group_start in range(0, len(pages), per_stream):
+        group = pages[group_start : group_start + per_stream]
+        for page in group:
+            page_id = int(page.split(b"<id>", 1)[1].split(b"</id>", 1)[0])
+            title = page.split(b"<title>", 1)[1].split(b"</title>", 1)[0].decode()
+            index_lines.append(f"{offset}:{page_id}:{title}")
+        streams.append(bz2.compress(b"".join(group)))
+        offset += len(streams[-1])
+    streams.append(bz2.compress(footer))
+    dump_path = tmp_path / "ltgwiki-20170701-pages-articles-multistream.xml.bz2"
+    dump_path.write_bytes(b"".join(streams))
+    index_path = tmp_path / "ltgwiki-20170701-pages-articles-multistream-index.txt.bz2"
+    index_path.write_bytes(bz2.compress(("\n".join(index_lines) + "\n").encode()))
+    return str(dump_path), str(index_path), len(pages)
+
+
 # VmHWM, not ru_maxrss: Linux keeps ru_maxrss across exec, so a child of a big pytest process
 # would report the parent's size.
 PEAK_RSS = """

@@ -127,7 +127,9 @@ def test_killed_run_leaves_no_finished_corpus_and_rerun_gives_same_corpus(tmp_pa
 
 
 def test_edge_case_dump_with_reused_page_ids(tmp_path):
-    """tinywiki: every page has id 1, one title twice, a redirect without <redirect/>, a dab page."""
+    """tinywiki: every page but one has id 1, one title twice, a redirect without <redirect/>, a dab
+    page. Page ids are unique in the corpus: of the five articles with id 1, the first title keeps
+    it ("Big Page"), the others are rejected saying which title has it."""
     dump = shared_file("wikidumps/tinywiki-latest-pages-articles.xml")
     out = tmp_path / "out"
     assert main(["build", "--dump", str(dump), "--types", DEMO_TYPES, "--out", str(out)]) == 0  # --lang from siteinfo
@@ -135,7 +137,14 @@ def test_edge_case_dump_with_reused_page_ids(tmp_path):
     check_accounting(stats)
     assert stats["pages_read"] == 8
     assert stats["pages_skipped"] == {"disambiguation": 1, "redirect": 1}
-    assert stats["pages_rejected"] == {"duplicate_page_id": 1}  # "Duplicate title" read twice
-    assert stats["pages_used"] == 5
+    assert stats["pages_rejected"] == {"duplicate_page_id": 4}  # Hello, Duplicate title (twice), Bodmin
+    assert stats["pages_used"] == 2  # Big Page (id 1) and Toronto (id 18)
+    rows = read_corpus(out)
+    assert {row["title"] for row in rows if row["page_id"] == 1} == {"Big Page"}
+    ids = [row["id"] for row in rows]
+    assert len(ids) == len(set(ids))  # unique, as documented
+    rejected = sorted((r["title"], r["detail"]) for r in read_rejects(out))
+    assert [title for title, _ in rejected] == ["Bodmin", "Duplicate title", "Duplicate title", "Hello"]
+    assert all("'Big Page'" in detail for title, detail in rejected if title != "Duplicate title")
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["language"] == "ltg"

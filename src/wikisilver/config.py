@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from wikisilver import paths
 from wikisilver.engines import check_runner
 from wikisilver.errors import InputError, WikisilverError
+from wikisilver.files import special_kind
 from wikisilver.labels import RULES
 from wikisilver.labels.second_pass import DEFAULT_THRESHOLD
 from wikisilver.text import check_backend
@@ -159,6 +160,9 @@ def read_config_file(path: str, known: Iterable[str]) -> dict[str, Any]:
     """Options from a TOML file whose keys are the long option names (``lang = "hu"``)."""
     import tomllib
 
+    special = special_kind(path)
+    if special is not None:  # a FIFO would be waited on for ever
+        raise InputError(path, f"is {special}, not a regular file: give the config as a file")
     try:
         with paths.open_read(path) as handle:
             data = tomllib.load(handle)
@@ -204,6 +208,9 @@ def check_file(path: str) -> None:
             return
         if paths.isdir(path):
             raise InputError(path, "is a directory, not a file")
+        special = special_kind(path)
+        if special is not None:
+            raise InputError(path, f"is {special}, not a regular file: inputs are read more than once, so give a file")
     except (OSError, ValueError) as error:  # ValueError: Beam knows no file system for the scheme
         raise InputError(path, f"cannot read: {error.strerror or error}" if isinstance(error, OSError)
                          else str(error).splitlines()[0]) from None

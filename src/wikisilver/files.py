@@ -13,6 +13,7 @@ import gzip
 import io
 import lzma
 import os
+import stat
 import zlib
 from typing import BinaryIO, TextIO
 
@@ -25,6 +26,25 @@ _MAGIC = ((b"BZh", "bz2"), (b"\xfd7zXZ\x00", "xz"), (b"\x1f\x8b", "gz"))
 _OPENERS = {"bz2": bz2.BZ2File, "xz": lzma.LZMAFile, "gz": gzip.open}
 # What the decompressors raise on corrupt or cut-short data.
 _CORRUPT = (OSError, EOFError, lzma.LZMAError, zlib.error)
+# Decompressed bytes asked of a decompressor at a time: what it decoded before failing in one call is
+# lost with the call, so a failure is placed within this much of where the data went bad.
+_STEP = 8 << 10
+_SPECIAL = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
+            (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def special_kind(path: str | os.PathLike) -> str | None:
+    """What a local path is when it exists but is neither a regular file nor a directory ("a named
+    pipe (FIFO)", "a character device", …): an input read more than once cannot be one, and opening
+    a FIFO waits for a writer. None for anything else (a remote path too)."""
+    path = paths.normalize(path)
+    if paths.is_remote(path):
+        return None
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    return next((name for test, name in _SPECIAL if test(mode)), None)
 
 
 def compression_of(path: str | os.PathLike) -> str:
@@ -34,6 +54,9 @@ def compression_of(path: str | os.PathLike) -> str:
     that cannot be opened.
     """
     path = paths.normalize(path)
+    special = special_kind(path)
+    if special is not None:
+        raise InputError(path, f"is {special}, not a regular file")
     try:
         with paths.open_read(path) as handle:
             head = handle.read(8)
@@ -50,7 +73,9 @@ def compression_of(path: str | os.PathLike) -> str:
 
 
 class _Decompressed(io.RawIOBase):
-    """The decompressed bytes of a file; corrupt data becomes an InputError naming the file."""
+    """The decompressed bytes of a file; corrupt data becomes an InputError naming the file and the
+    decompressed byte it came after, raised once the bytes before it were passed on (so a reader
+    of lines meets it at the line it broke in, not at a read-ahead)."""
 
     def __init__(self, path: str, kind: str) -> None:
         self._path = path
@@ -58,15 +83,32 @@ class _Decompressed(io.RawIOBase):
         # A remote file (gs://, s3://, …) is decompressed from Beam's stream of its bytes.
         self._raw = paths.open_read(path) if paths.is_remote(path) else None
         self._inner = _OPENERS[kind](self._raw or path, "rb")
+        self._delivered = 0  # decompressed bytes passed on
+        self._failed: InputError | None = None
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, target) -> int:
-        try:
-            return self._inner.readinto(target)
-        except _CORRUPT as error:
-            raise InputError(self._path, f"unreadable or truncated {self._kind} data ({error})") from None
+        if self._failed is not None:
+            raise self._failed
+        view = memoryview(target)
+        filled = 0
+        while filled < len(view):
+            try:
+                got = self._inner.readinto(view[filled : filled + _STEP])
+            except _CORRUPT as error:
+                self._failed = InputError(
+                    self._path, f"unreadable or truncated {self._kind} data after decompressed byte "
+                    f"{self._delivered + filled:,} ({error})")
+                if filled:
+                    break
+                raise self._failed from None
+            if not got:
+                break
+            filled += got
+        self._delivered += filled
+        return filled
 
     def close(self) -> None:
         self._inner.close()

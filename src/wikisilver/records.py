@@ -38,6 +38,7 @@ class PageReject:
     snippet: str = ""
     bytes_skipped: int = 0  # corrupt_stream: compressed bytes skipped to the next readable block
     pages_unread_estimate: int = 0  # corrupt_stream: pages estimated lost in those bytes
+    unread_pages: tuple[tuple[int, str], ...] = ()  # corrupt_stream: (id, title) of each, by the multistream index
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ def make_stats(counts: Mapping[str, int], max_pages: int | None = None) -> dict:
     stats = {
         "pages_read": int(counts.get("pages_read", 0)),
         "pages_unread_estimate": int(counts.get("pages_unread_estimate", 0)),
+        "pages_unread_listed": int(counts.get("pages_unread_listed", 0)),
         "bytes_skipped": int(counts.get("bytes_skipped", 0)),
         "pages_used": int(counts.get("pages_used", 0)),
         "pages_skipped": group("pages_skipped."),
@@ -38,14 +39,17 @@ def make_stats(counts: Mapping[str, int], max_pages: int | None = None) -> dict:
         "titles_by_tag": group("titles_by_tag."),
         "typing_conflicts": group("typing_conflicts."),
         "typing_decisions": group("typing_decisions."),
+        "input_problems": group("input_problems."),
         "rules_fired": rules_fired(counts),
     }
     second_pass = group("second_pass.")
     if second_pass:  # a build with --second-pass (see docs/output.md)
         stats["second_pass"] = second_pass
     accounted = stats["pages_used"] + sum(stats["pages_skipped"].values()) + sum(stats["pages_rejected"].values())
-    # Accounted: every page of the dumps was read, and every page read is used, skipped or rejected.
-    stats["pages_accounted"] = accounted == stats["pages_read"] and not stats["bytes_skipped"]
+    # Accounted: every page of the dumps was read (nothing skipped, no stream that failed its check),
+    # and every page read is used, skipped or rejected.
+    stats["pages_accounted"] = (accounted == stats["pages_read"] and not stats["bytes_skipped"]
+                                and not stats["stream_errors"].get("corrupt_stream"))
     if max_pages is not None and stats["pages_read"] >= max_pages:
         stats["max_pages"] = max_pages  # the dumps were not read to their end
     return stats
@@ -67,6 +71,9 @@ def describe_problems(stats: Mapping) -> str:
 
 
 def unread_words(stats: Mapping) -> str:
-    """The estimate of the pages lost in corrupt blocks, in words (unknown when no page was read
-    to measure the dump's pages per compressed byte by)."""
-    return f"about {stats['pages_unread_estimate']:,}" if stats["pages_unread_estimate"] else "an unknown number of"
+    """The estimate of the pages lost in corrupt blocks, in words: exact when the multistream
+    index named them all, unknown when no page was read to measure the dump by."""
+    unread = stats["pages_unread_estimate"]
+    if unread and stats.get("pages_unread_listed") == unread:
+        return f"{unread:,}"
+    return f"about {unread:,}" if unread else "an unknown number of"

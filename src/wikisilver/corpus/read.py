@@ -19,7 +19,8 @@ import pyarrow as pa
 
 from wikisilver import paths
 from wikisilver.corpus.schema import (
-    ADDED_COLUMNS, LINKS, SENTENCE_SCHEMA, SOURCE_SCHEMA, TEXT_COMMENT, TSV_BASE_COLUMNS, TSV_COLUMNS,
+    ADDED_COLUMNS, LINKS, SENTENCE_SCHEMA, SOURCE_SCHEMA, TEXT_COMMENT, TITLE_END, TSV_BASE_COLUMNS, TSV_COLUMNS,
+    unescape_title,
 )
 from wikisilver.corpus.tags import CONLL_TYPES, TagCleaner, TaggedSentence, iob_to_spans, text_lines, to_iob2
 from wikisilver.errors import InputError
@@ -28,6 +29,7 @@ from wikisilver.records import EntitySpan, LabelledSentence
 OUR_TAGSETS = ("conll", "dbpedia")
 
 _COMMENT_FIELD = re.compile(r"(\w+)=(\S*)")
+_TITLE_FIELD = re.compile(r"(?:^| )title=")
 
 
 # --------------------------------------------------------------------------- stats.json, manifest.json
@@ -252,16 +254,18 @@ def read_parquet_tagged(path: str, *, tagset: str = "conll") -> Iterator[TaggedS
 
 
 def _comment_fields(line: str) -> dict[str, str]:
-    """``# page_id=12 title=Foo_bar sentence=3 low_quality=0`` -> dict (title may hold spaces)."""
+    """``# page_id=12 title=Foo bar sentence=3 low_quality=0`` -> dict (title may hold spaces, and
+    is unescaped: :func:`~wikisilver.corpus.schema.escape_title`)."""
     body = line.lstrip("#").strip()
     fields: dict[str, str] = {}
-    title_at = body.find("title=")
-    if title_at >= 0:
+    found = _TITLE_FIELD.search(body)
+    if found:
         # The title runs to the next " key=" so titles with spaces survive.
-        rest = body[title_at + 6:]
-        match = re.search(r" (?:sentence|low_quality|page_id|doc)=", rest)
-        fields["title"] = rest[: match.start()] if match else rest
-        body = body[:title_at] + (rest[match.start():] if match else "")
+        title_at = found.end()
+        rest = body[title_at:]
+        match = TITLE_END.search(rest)
+        fields["title"] = unescape_title(rest[: match.start()] if match else rest)
+        body = body[: found.start()] + (rest[match.start():] if match else "")
     for key, value in _COMMENT_FIELD.findall(body):
         fields.setdefault(key, value)
     return fields

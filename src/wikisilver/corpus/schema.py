@@ -1,6 +1,7 @@
 """Step 5 of the method: the layout of the corpus files, one definition for writers and readers.
 
-TSV ("multitag" format): each sentence is a ``# page_id=… title=… sentence=… low_quality=…`` line,
+TSV ("multitag" format): each sentence is a ``# page_id=… title=… sentence=… low_quality=…`` line
+(a title that would read back otherwise escaped, :func:`escape_title`),
 a ``# text = …`` line (the sentence as it stands in the article), then one token per line,
 tab-separated :data:`TSV_COLUMNS` (IOB2 tags; ``start``/``end`` the token's character offsets in
 the text), and a blank line; UTF-8. Files with only the first :data:`TSV_BASE_COLUMNS` columns and
@@ -11,12 +12,37 @@ no comment lines (corpora of earlier versions) are read too. Parquet: one row pe
 from __future__ import annotations
 
 import json
+import re
 
 import pyarrow as pa
 
 TSV_COLUMNS = ("token", "lemma", "pos", "dbpedia_tag", "conll_tag", "start", "end")
 TSV_BASE_COLUMNS = 5  # token … conll_tag: what a corpus without character offsets has
 TEXT_COMMENT = "# text = "
+# The fields of the comment line; a title runs to the next of TITLE_END, so a title that holds one
+# (or a backslash a reader would take for an escape, or a line break) is written escaped.
+TITLE_END = re.compile(r" (?:sentence|low_quality|page_id|doc)=")
+_NEEDS_ESCAPE = re.compile(r"[\t\n\r]|\\[\\=tnr]| (?:sentence|low_quality|page_id|doc|title|source)=")
+_ESCAPES = {"\\": "\\\\", "=": "\\=", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
+_UNESCAPE = re.compile(r"\\([\\=tnr])")
+_UNESCAPED = {"t": "\t", "n": "\n", "r": "\r"}
+
+
+def escape_title(title: str) -> str:
+    """A title as the comment line holds it: as it is, unless it would read back otherwise (it holds
+    `` sentence=`` and the like, a backslash before ``\\ = t n r``, or a tab or line break); then
+    with every backslash, ``=``, tab and line break escaped (``\\\\``, ``\\=``, ``\\t``, ``\\n``, ``\\r``)."""
+    if not _NEEDS_ESCAPE.search(title):
+        return title
+    return "".join(_ESCAPES.get(char, char) for char in title)
+
+
+def unescape_title(written: str) -> str:
+    """The title :func:`escape_title` wrote."""
+    if "\\" not in written:
+        return written
+    return _UNESCAPE.sub(lambda m: _UNESCAPED.get(m.group(1), m.group(1)), written)
+
 
 # The CoNLL tags as integers (the ``ner_tags`` column), in the order of Hugging Face's conll2003
 # dataset, so that models and label maps made for it fit as they are.

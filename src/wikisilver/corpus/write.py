@@ -19,7 +19,9 @@ from typing import TextIO
 import pyarrow as pa
 
 from wikisilver import paths
-from wikisilver.corpus.schema import LINKS, NER_LABEL_IDS, SENTENCE_SCHEMA, SOURCE_SCHEMA, TEXT_COMMENT
+from wikisilver.corpus.schema import (
+    LINKS, NER_LABEL_IDS, SENTENCE_SCHEMA, SOURCE_SCHEMA, TEXT_COMMENT, escape_title,
+)
 from wikisilver.corpus.tags import TaggedSentence
 from wikisilver.errors import OutputError
 from wikisilver.records import EntitySpan, LabelledSentence
@@ -37,14 +39,15 @@ def tsv_comment(
 ) -> str:
     """The ``# page_id=… title=… sentence=… low_quality=…`` line before a sentence of our TSV
     (``doc=…`` for a document id that is not a page id; `` source=…`` after it for a sentence the
-    second pass kept, none for the rules' own)."""
+    second pass kept, none for the rules' own; a title that would read back otherwise escaped:
+    :func:`~wikisilver.corpus.schema.escape_title`)."""
     fields = []
     if page_id is not None and page_id.isdigit():
         fields.append(f"page_id={page_id}")
     elif page_id is not None:
         fields.append("doc=" + re.sub(r"\s", "_", page_id))
     if title:
-        fields.append(f"title={title}")
+        fields.append(f"title={escape_title(title)}")
     if index is not None:
         fields.append(f"sentence={index}")
     fields.append(f"low_quality={int(low_quality)}")

@@ -42,7 +42,8 @@ _TAIL = 7  # a magic at bit offset 1-7 spans 7 bytes
 
 @dataclass
 class Meter:
-    """Compressed bytes decompressed so far by one reader (not counting skipped ones)."""
+    """Compressed bytes decompressed so far by one reader (not counting skipped ones): read as
+    each page comes, it says about where in the compressed input the page lay (to the block)."""
 
     good_bytes: int = 0
 
@@ -120,14 +121,14 @@ class Bz2Reader:
     """Decompressed bytes of the bz2 data in bytes [start, end) of ``handle``, with Breaks at gaps."""
 
     def __init__(self, path: str, handle: BinaryIO, start: int, end: int | None, read_size: int, max_out: int,
-                 make_break) -> None:
+                 make_break, meter: Meter | None = None) -> None:
         self.path, self.handle, self.end = path, handle, end
         self.read_size, self.max_out, self.make_break = read_size, max_out, make_break
         self.data = b""  # compressed bytes not yet used; data[0] is byte `base` of the file
         self.base = self.read_to = start
         self.tail = b""  # the last bytes searched for magics, so one across two reads is found
         self.magics: deque[tuple[int, bool]] = deque()  # (file bit, is end marker) ahead, in order
-        self.meter = Meter()
+        self.meter = meter if meter is not None else Meter()
 
     def _more(self) -> bool:
         size = self.read_size if self.end is None else min(self.read_size, self.end - self.read_to)
@@ -237,7 +238,7 @@ class Bz2Reader:
             "corrupt_stream", gap.start,
             f"{self.path}: corrupt bz2 data at compressed byte {gap.start:,} (stream starting at byte "
             f"{gap.stream_start:,}): {gap.error}; {skipped:,} compressed bytes skipped, {where}",
-            skipped=skipped, read=read, meter=self.meter,
+            skipped=skipped, read=read,
         )
 
     def _read_on(self, gap: _Gap, after: int):

@@ -14,6 +14,7 @@ import codecs
 import re
 from collections.abc import Iterator
 
+from wikisilver.dump.bz2blocks import Meter
 from wikisilver.dump.streams import Break, raw_chunks
 from wikisilver.errors import DumpError
 
@@ -53,9 +54,12 @@ def _detect_encoding(path: str, head: bytes) -> tuple[str, int]:
     return name, 0
 
 
-def text_chunks(path: str, start: int = 0, end: int | None = None) -> tuple[Iterator[bytes | Break], bool]:
-    """Decompressed chunks as UTF-8, and whether they were transcoded (offsets then are not bytes)."""
-    raw = raw_chunks(path, start, end)
+def text_chunks(
+    path: str, start: int = 0, end: int | None = None, meter: Meter | None = None
+) -> tuple[Iterator[bytes | Break], bool]:
+    """Decompressed chunks as UTF-8, and whether they were transcoded (offsets then are not bytes);
+    ``meter``: counts the compressed bytes decompressed (:func:`~wikisilver.dump.streams.raw_chunks`)."""
+    raw = raw_chunks(path, start, end, meter)
     head = b""
     items: list[bytes | Break] = []
     for item in raw:

@@ -20,10 +20,11 @@ import html
 import os
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Iterator, Mapping
 
+from wikisilver.dump.bz2blocks import Meter
 from wikisilver.dump.encoding import text_chunks
+from wikisilver.dump.losses import Unread, account_gaps, names_a_page
 from wikisilver.dump.siteinfo import PAGE_OPEN, SiteInfo, local_tag, parse_header
 from wikisilver.dump.streams import Break
 from wikisilver.errors import DumpError, InputError
@@ -41,8 +42,12 @@ _SNIPPET = 200
 _NL = b"\n"
 _PAGE_CLOSE = b"</page>"
 _POSITION_SUFFIX = re.compile(r": line \d+, column \d+$")
-_TITLE_RAW = re.compile(rb"<title>([^<]*)</title>")
-_ID_RAW = re.compile(rb"<id>\s*(\d+)\s*</id>")
+# Also under a namespace prefix (<mw:title>), as in a <mw:page> read by _outside_pages.
+_TITLE_RAW = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?title>([^<]*)</(?:[A-Za-z_][\w.-]*:)?title>")
+_ID_RAW = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?id>\s*(\d+)\s*</(?:[A-Za-z_][\w.-]*:)?id>")
+# A page element under a namespace prefix: not cut out as a page (only <page> is), so found in the
+# text between pages.
+_PREFIXED_PAGE = re.compile(rb"<([A-Za-z_][\w.-]*):page[\s>]")
 
 
 def _snippet(data: bytes) -> str:
@@ -57,6 +62,37 @@ def _raw_identity(data: bytes) -> tuple[int | None, str | None]:
         int(page_id.group(1)) if page_id else None,
         html.unescape(title.group(1).decode("utf-8", "replace")) if title else None,
     )
+
+
+def _outside_pages(source: str, text: bytes, line: int, offset: int | None, header: bool = False) -> Iterator[PageReject]:
+    """Rejects of text between pages (starting at ``line``, byte ``offset``): one for each page element
+    under a namespace prefix (``<mw:page>``, a page of the dump the cutter does not read: named, so
+    counted as a page read and rejected), and one for any other text there (a stream error; not in
+    the ``header``, which is the <siteinfo>)."""
+    other: list[bytes] = []
+    pos = 0
+    at_line = line  # the line of text[pos]
+    while found := _PREFIXED_PAGE.search(text, pos):
+        close = b"</" + found.group(1) + b":page>"
+        end = text.find(close, found.end())
+        stop = end + len(close) if end >= 0 else len(text)
+        element = text[found.start():stop]
+        page_id, title = _raw_identity(element)
+        prefix = found.group(1).decode("ascii", "replace")
+        at_line += text.count(_NL, pos, found.start())
+        yield PageReject(
+            source, "xml_error", f"{source}: line {at_line}: a <{prefix}:page> (a page under a namespace prefix, "
+            "among pages without one) is not read", page_id, title,
+            None if offset is None else offset + found.start(), _snippet(element))
+        at_line += element.count(_NL)
+        other.append(text[pos:found.start()])
+        pos = stop
+    other.append(text[pos:])
+    rest = b"".join(other)
+    if not header and rest.strip():
+        page_id, title = _raw_identity(rest)
+        yield PageReject(source, "xml_error", f"{source}: line {line}: text outside any <page>",
+                         page_id, title, offset, _snippet(rest.strip()))
 
 
 _INT64 = 1 << 63
@@ -139,7 +175,7 @@ def _split_pages(
     *,
     exact_offsets: bool,
     expect_footer: bool | None,
-) -> Iterator[Page | PageReject | _Unread]:
+) -> Iterator[Page | PageReject | Unread]:
     """Cut a decompressed UTF-8 stream at <page>…</page> and parse each piece.
 
     ``expect_footer``: whether the stream must end in ``</mediawiki>``; None: only if it opens
@@ -179,7 +215,7 @@ def _split_pages(
             page_id, title = _raw_identity(partial) if partial else (None, None)
             reject = PageReject(source, item.reason, item.detail, page_id, title, item.offset, _snippet(partial),
                                 bytes_skipped=item.skipped)
-            yield _Unread(reject, item) if item.skipped else reject
+            yield Unread(reject, item) if item.skipped else reject
             if item.reason == "truncated":
                 return
             # After a skipped block, decompressed offsets are unknown and the next stream starts
@@ -221,11 +257,10 @@ def _split_pages(
                 if expect_footer is None:
                     expect_footer = b"<mediawiki" in head
                 header = False
+                if _PREFIXED_PAGE.search(head):
+                    yield from _outside_pages(source, head, line_of(pos), at(pos), header=True)
             elif buf[pos:start].strip() and not resumed:
-                gap = buf[pos:start]
-                page_id, title = _raw_identity(gap)
-                yield PageReject(source, "xml_error", f"{source}: line {line_of(pos)}: text outside any <page>",
-                                 page_id, title, at(pos), _snippet(gap.strip()))
+                yield from _outside_pages(source, buf[pos:start], line_of(pos), at(pos))
             pos, resumed = start, False
             end = buf.find(_PAGE_CLOSE, max(start, close_from - base))
             if end < 0:
@@ -258,6 +293,8 @@ def _split_pages(
         elif expect_footer is None and b"<mediawiki" in rest and b"</mediawiki>" not in rest:
             yield PageReject(source, "truncated", f"{source}: input ends inside the header, before any page",
                              None, None, at(pos), _snippet(rest))
+        if _PREFIXED_PAGE.search(rest):  # pages, but none without a prefix
+            yield from _outside_pages(source, rest, line_of(pos), at(pos), header=True)
         return
     start = rest.find(PAGE_OPEN)
     if start >= 0:
@@ -280,50 +317,8 @@ def _split_pages(
             None, None, at(len(buf)), _snippet(rest.strip()),
         )
     elif rest[:footer if footer >= 0 else len(rest)].strip() or (footer >= 0 and rest[footer + 12:].strip()):
-        yield PageReject(source, "xml_error", f"{source}: line {line_of(pos)}: text outside any <page>",
-                         None, None, at(pos), _snippet(rest.strip()))
-
-
-@dataclass(frozen=True)
-class _Unread:
-    """The reject of a gap in the dump, before its estimate of the pages lost in it."""
-
-    reject: PageReject
-    gap: Break
-
-
-def names_a_page(record: Page | PageReject) -> bool:
-    """Whether a record stands for a page read: a page, or a reject that names one (by id or title);
-    a reject that names none is a stream error."""
-    return isinstance(record, Page) or record.page_id is not None or record.title is not None
-
-
-def _estimate_unread(records: Iterator[Page | PageReject | _Unread]) -> Iterator[Page | PageReject]:
-    """The records, each gap's reject with its ``pages_unread_estimate``: the compressed bytes
-    skipped times the pages per compressed byte read before the gap; for a gap before any page,
-    read after it, so its reject comes at the end of the input. Dump text compresses evenly
-    enough that this is close; it is an estimate."""
-    seen = 0
-    held: list[tuple[_Unread, int]] = []  # gaps before any page, and the pages seen when they came
-
-    def estimated(unread: _Unread, pages: int, read: int) -> PageReject:
-        estimate = round(unread.gap.skipped * pages / read) if pages and read > 0 else 0
-        return replace(unread.reject, pages_unread_estimate=estimate)
-
-    def measured_after(unread: _Unread, at: int) -> PageReject:
-        return estimated(unread, seen - at, unread.gap.meter.good_bytes - unread.gap.read)
-
-    for record in records:
-        if isinstance(record, _Unread):
-            if seen and record.gap.read:
-                yield estimated(record, seen, record.gap.read)
-            else:
-                held.append((record, seen))
-            continue
-        seen += names_a_page(record)
-        yield record
-    for unread, at in held:
-        yield measured_after(unread, at)
+        outside = rest[:footer] + b" " + rest[footer + 12:] if footer >= 0 else rest
+        yield from _outside_pages(source, outside, line_of(pos), at(pos))
 
 
 def _safe_header(source: str, head: bytes) -> SiteInfo:
@@ -333,32 +328,39 @@ def _safe_header(source: str, head: bytes) -> SiteInfo:
         return SiteInfo()  # a broken header must not stop the pages; read_siteinfo reports it
 
 
-def first_pages(records: Iterable[Page | PageReject], max_pages: int) -> Iterator[Page | PageReject]:
-    """The records up to the ``max_pages``-th page read (a reject that names a page counts: it was
-    read), so that a trial run's counts still add up; stream errors before it pass too."""
-    read = 0
-    for record in records:
-        read += names_a_page(record)
-        yield record
-        if read >= max_pages:  # not one record more is read
+def first_pages(dumps: Iterable[str], max_pages: int, index_files: Mapping[str, str] | None = None
+                ) -> Iterator[Page | PageReject]:
+    """The records of the dumps, in order, up to the ``max_pages``-th page read (a reject that names
+    a page counts: it was read), so that a trial run's counts still add up; stream errors before it
+    pass too."""
+    left = max_pages
+    for path in dumps:
+        for record in iter_pages(path, (index_files or {}).get(path), limit=left):
+            left -= names_a_page(record)
+            yield record
+        if left <= 0:  # not one record more is read
             return
 
 
-def iter_pages(path: str) -> Iterator[Page | PageReject]:
+def iter_pages(path: str, index: str | None = None, limit: int | None = None) -> Iterator[Page | PageReject]:
     """Every page of a dump, in order, then a PageReject for each piece that could not be read.
 
     Streaming with flat memory. ``Page.offset`` is the byte offset of ``<page>`` in the
     decompressed stream (None for transcoded UTF-16 dumps and after a skipped corrupt block).
+    ``index``: the dump's multistream index, which names the pages lost in a corrupt stream;
+    ``limit``: stop after that many pages read.
     """
     path = os.fspath(path)
-    chunks, transcoded = text_chunks(path)
+    meter = Meter()
+    chunks, transcoded = text_chunks(path, meter=meter)
     try:
-        yield from _estimate_unread(_split_pages(path, chunks, exact_offsets=not transcoded, expect_footer=None))
+        yield from account_gaps(_split_pages(path, chunks, exact_offsets=not transcoded, expect_footer=None),
+                                meter, index, limit)
     finally:
         chunks.close()
 
 
-def iter_pages_in_range(path: str, start: int, end: int | None) -> Iterator[Page | PageReject]:
+def iter_pages_in_range(path: str, start: int, end: int | None, index: str | None = None) -> Iterator[Page | PageReject]:
     """The pages of compressed bytes [start, end) of a multistream dump (stream boundaries).
 
     Only the first range (start 0) sees the ``<siteinfo>``; pages of the others have
@@ -367,15 +369,16 @@ def iter_pages_in_range(path: str, start: int, end: int | None) -> Iterator[Page
     """
     path = os.fspath(path)
     if start == 0 and end is None:
-        yield from iter_pages(path)
+        yield from iter_pages(path, index)
         return
     if start < 0 or (end is not None and end < start):
         raise InputError(path, f"bad byte range [{start}, {end})")
-    chunks, transcoded = text_chunks(path, start, end)
+    meter = Meter()
+    chunks, transcoded = text_chunks(path, start, end, meter)
     try:
-        yield from _estimate_unread(_split_pages(
+        yield from account_gaps(_split_pages(
             path, chunks, exact_offsets=start == 0 and not transcoded,
             expect_footer=end is None,
-        ))
+        ), meter, index)
     finally:
         chunks.close()

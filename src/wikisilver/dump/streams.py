@@ -5,8 +5,10 @@ stream; xz; gzip), recognized by its magic bytes (:func:`wikisilver.files.compre
 Unlike :func:`wikisilver.files.open_binary`, :func:`raw_chunks` does not stop at the first
 corrupt block: it says where the data broke (a :class:`Break` in place of data) and, in a bz2
 dump, reads on from the next block (:mod:`~wikisilver.dump.bz2blocks`), so a single-stream dump
-loses only the broken block and a multistream dump at most the ~100 pages of the broken stream. It also reads a byte range of the compressed file, which is how one huge
-multistream dump is split over workers (:func:`stream_ranges`, from the dump's index).
+loses only the broken block and a multistream dump at most the ~100 pages of the broken
+stream; an xz or gzip dump stops there, the rest of it counted as skipped. It also reads a byte
+range of the compressed file, which is how one huge multistream dump is split over workers
+(:func:`stream_ranges`, from the dump's index).
 """
 
 from __future__ import annotations
@@ -39,9 +41,8 @@ class Break:
     reason: str  # "corrupt_stream" or "truncated"
     offset: int  # byte offset in the compressed file
     detail: str
-    skipped: int = 0  # compressed bytes skipped before the data that follows (bz2 only)
-    read: int = 0  # compressed bytes decompressed before the gap, by this reader
-    meter: Meter | None = None  # the reader's count of compressed bytes decompressed, as it goes on
+    skipped: int = 0  # compressed bytes skipped: to the data that follows (bz2), or to the end (xz, gzip)
+    read: int = 0  # compressed bytes decompressed before the gap, by this reader (its Meter then)
 
 
 def _new_decompressor(kind: str):
@@ -50,17 +51,20 @@ def _new_decompressor(kind: str):
     return zlib.decompressobj(wbits=31)
 
 
-def raw_chunks(path: str, start: int = 0, end: int | None = None) -> Iterator[bytes | Break]:
+def raw_chunks(path: str, start: int = 0, end: int | None = None, meter: Meter | None = None) -> Iterator[bytes | Break]:
     """Decompressed bytes of ``path`` (or of compressed bytes [start, end)), then maybe a Break.
 
     Concatenated streams (bz2 multistream, multi-member gzip, xz) are read one after another.
-    After a corrupt bz2 block the reader goes on at the next bz2 block.
+    After a corrupt bz2 block the reader goes on at the next bz2 block; xz and gzip cannot be read
+    on past corrupt data, and their Break counts the compressed bytes left unread as skipped.
+    ``meter`` counts the compressed bytes decompressed, before the output they gave is yielded.
     """
     kind = compression_of(path)
+    meter = meter if meter is not None else Meter()
     with paths.open_read(path) as handle:
         handle.seek(start)
         if kind == "bz2":
-            yield from Bz2Reader(path, handle, start, end, _READ, _MAX_OUT, Break).chunks()
+            yield from Bz2Reader(path, handle, start, end, _READ, _MAX_OUT, Break, meter).chunks()
             return
         position = start  # compressed offset of the next byte to read
 
@@ -73,6 +77,7 @@ def raw_chunks(path: str, start: int = 0, end: int | None = None) -> Iterator[by
 
         if kind == "plain":
             while data := read():
+                meter.good_bytes += len(data)
                 yield data
             return
         decompressor = None
@@ -91,6 +96,7 @@ def raw_chunks(path: str, start: int = 0, end: int | None = None) -> Iterator[by
                 chunk_start = position - len(pending)
                 decompressor = _new_decompressor(kind)
                 stream_start = chunk_start
+            fed = len(pending)
             try:
                 if kind == "gz":  # zlib keeps unread input in unconsumed_tail, not inside
                     data, pending = pending, b""
@@ -105,15 +111,13 @@ def raw_chunks(path: str, start: int = 0, end: int | None = None) -> Iterator[by
                     yield from decompress_all(decompressor, pending, _MAX_OUT)
                     pending = b""
             except (OSError, EOFError, lzma.LZMAError, zlib.error, ValueError) as error:
-                detail = (
-                    f"{path}: corrupt {kind} data in compressed bytes {chunk_start}-{position} "
-                    f"(stream starting at byte {stream_start}): {error}"
-                )
-                yield Break("corrupt_stream", chunk_start, detail)
+                stop = end if end is not None else paths.size(path)
+                yield _stopped(path, kind, error, (chunk_start, position, stream_start, stop), meter.good_bytes)
                 return
             if decompressor.eof:
                 pending = decompressor.unused_data
                 decompressor = None
+            meter.good_bytes += fed - len(pending)
         if decompressor is not None:
             yield Break(
                 "truncated",
@@ -121,6 +125,25 @@ def raw_chunks(path: str, start: int = 0, end: int | None = None) -> Iterator[by
                 f"{path}: {kind} stream starting at byte {stream_start} ends at byte {position} "
                 "before its end marker (file cut short?)",
             )
+
+
+def _stopped(path: str, kind: str, error: Exception, where: tuple[int, int, int, int], read: int) -> Break:
+    """The Break of an xz or gzip stream that cannot be read on: the compressed bytes from the
+    failing piece (``where``: its start and end, the stream's start, the end of the input) on."""
+    chunk_start, position, stream_start, stop = where
+    if kind == "gz" and re.search(r"incorrect (data|length) check", str(error)):
+        # Deflate data has no check of its own: damage may decode into wrong text, which only
+        # the member's CRC at its end reveals. Pages read from it may be wrong: say so.
+        skipped = stop - position
+        return Break("corrupt_stream", stream_start, (
+            f"{path}: the gzip member starting at byte {stream_start:,} fails its check at its end ({error}): "
+            "some of its data is corrupt, so text read from it may be wrong (pages rejected as xml_error "
+            f"show where); {skipped:,} compressed bytes after it not read"), skipped=skipped, read=read)
+    skipped = stop - chunk_start
+    return Break("corrupt_stream", chunk_start, (
+        f"{path}: corrupt {kind} data in compressed bytes {chunk_start:,}-{position:,} (stream starting at byte "
+        f"{stream_start:,}): {error}; {skipped:,} compressed bytes to the end of the input not read "
+        f"({kind} cannot be read on past corrupt data)"), skipped=skipped, read=read)
 
 
 # -- multistream: splitting one huge bz2 dump over workers ----------------------------------------

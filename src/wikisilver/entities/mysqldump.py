@@ -7,8 +7,8 @@ per value, a tuple cut by a piece's end parsed again with the next piece, so one
 whole and memory stays flat.
 
 Bad input is counted, not fatal: a tuple that does not parse is skipped (the scan resumes at the
-next tuple), a warning names file and line, and :class:`SqlReadStats` keeps the counts for the
-run's stats. A file that is not a SQL dump at all raises :class:`InputError`. The typed readers of
+next tuple), a warning names file and line (the first 20 of a file), and :class:`SqlReadStats`
+keeps the counts, which the build sums into stats.json ``input_problems``. A file that is not a SQL dump at all raises :class:`InputError`. The typed readers of
 the tables wikisilver uses are in :mod:`wikisilver.entities.sql`.
 """
 
@@ -60,6 +60,12 @@ class SqlReadStats:
     decode_errors: int = 0
     skipped_rows: int = 0  # well-formed rows a typed reader dropped (wrong arity, bad id)
     warnings: int = field(default=0, repr=False)
+
+    def problems(self) -> dict[str, int]:
+        """What was skipped or mended, by kind (for stats.json ``input_problems``; none: empty)."""
+        found = {"malformed_tuples": self.malformed_tuples, "malformed_lines": self.malformed_lines,
+                 "decode_errors": self.decode_errors, "skipped_rows": self.skipped_rows}
+        return {kind: n for kind, n in found.items() if n}
 
 
 PIECE = 1 << 20  # bytes read at a time: a 200 MB INSERT line is never held whole

@@ -68,6 +68,10 @@ class TripleReadStats:
     malformed_lines: list[int] = field(default_factory=list, repr=False)  # first few, for reports
     header_check: bool = field(default=False, repr=False)  # a malformed line raises (check_header)
 
+    def problems(self) -> dict[str, int]:
+        """Lines skipped, by kind (for stats.json ``input_problems``; none: empty)."""
+        return {"malformed_lines": self.malformed} if self.malformed else {}
+
 
 class _Warner:
     def __init__(self, path: str, stats: TripleReadStats) -> None:
