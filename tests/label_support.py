@@ -71,6 +71,13 @@ TARGETS = {
     "Agribusiness": entity("Agribusiness", "University", "ORG"),
     "Battle of Fredericksburg": entity("Battle of Fredericksburg", "MilitaryConflict", "MISC"),
     "Robert E. Lee": entity("Robert E. Lee", "MilitaryPerson", "PER", ("Lee",)),
+    "Juliana of the Netherlands": entity("Juliana of the Netherlands", "Royalty", "PER"),
+    "Netherlands": entity("Netherlands", "Country", "LOC"),
+    "Joan of Arc": entity("Joan of Arc", "Saint", "PER"),
+    "Mary of Teck": entity("Mary of Teck", "Royalty", "PER"),
+    "Free Democratic Party (Germany)": entity("Free Democratic Party (Germany)", "PoliticalParty", "ORG"),
+    "Walter Chrysler": entity("Walter Chrysler", "BusinessPerson", "PER"),
+    "Chrysler": entity("Chrysler", "Company", "ORG"),
     # A disambiguation page that a source typed anyway (as a settlement).
     "Springfield": entity("Springfield", "Settlement", "LOC", is_disambiguation=True),
 }

@@ -20,10 +20,13 @@ from wikisilver.text.base import is_capitalized
 
 @dataclass(frozen=True)
 class Example:
-    """An article made for one rule: the rule fires on it, and the labels change without it."""
+    """An article made for one rule: the rule fires on it, and the labels change without it
+    (``title`` and ``own``: the article's title and what is known of it)."""
 
     markup: str
     lang: str = "en"
+    title: str = "Test article"
+    own: str | None = None  # a key of TARGETS
 
 
 EXAMPLES = {
@@ -59,6 +62,14 @@ EXAMPLES = {
     ),
     "hu_hyphen_compound_o": Example("A [[WorldCom]]-botrány nagy port kavart.", "hu"),
     "location_comma_split": Example("He was born in [[Hodgenville, Kentucky]] in 1809."),
+    "bracket_split": Example("He joined the [[Free Democratic Party (Germany)|Free Democratic Party (FDP)]] in 1990."),
+    # April: "April 30, 1980 - Queen Juliana of the Netherlands abdicates the throne"
+    "royal_of_place": Example("In 1980 Queen [[Juliana of the Netherlands]] abdicated. Juliana of the Netherlands "
+                              "left; [[Joan of Arc]] did not."),
+    "own_title_unk": Example("An American in Kentucky is a symphonic poem set in [[Kentucky]]. It was heard in "
+                             "[[Illinois]].", title="An American in Kentucky"),
+    "alias_ambiguous_unk": Example("[[Chrysler]] was founded by [[Walter Chrysler]] in [[Kentucky]]. Later Chrysler "
+                                   "sold his cars in [[Illinois]].", title="Chrysler", own="Chrysler"),
     "alias_match": Example("[[Abraham Lincoln]] was a lawyer. Lincoln was elected in [[Illinois]]. Honest Abe won."),
     "alias_person_name_part": Example("He met [[Mary Todd]] in 1839. Later Todd married him."),
     "incidental_capital_o": Example("In March I went to [[Illinois]]."),
@@ -97,7 +108,8 @@ def label(markup: str, lang: str = "en", own: TargetInfo | None = None, title: s
 
 def label_example(rule: str, disabled: frozenset[str] = frozenset()):
     example = EXAMPLES[rule]
-    return label(example.markup, example.lang, disabled=disabled)
+    own = TARGETS[example.own] if example.own else None
+    return label(example.markup, example.lang, own=own, title=example.title, disabled=disabled)
 
 
 def tags(result, index=0):
@@ -331,6 +343,44 @@ def test_alias_match_finds_later_mentions():
     assert tags(result, 2)[:2] == [("Honest", "B-PER"), ("Abe", "I-PER")]
     assert result.sentences[2].spans[0].rule == "alias_match"
     assert result.counts["alias_match"] >= 2
+
+
+def test_bracket_split_makes_the_abbreviation_a_name_of_its_own():
+    result = label_example("bracket_split")
+    assert tags(result)[3:9] == [("Free", "B-ORG"), ("Democratic", "I-ORG"), ("Party", "I-ORG"), ("(", "O"),
+                                 ("FDP", "B-ORG"), (")", "O")]
+
+
+def test_royal_of_place_is_a_person_and_a_place():
+    result = label_example("royal_of_place")
+    assert tags(result, 0)[2:7] == [("Queen", "O"), ("Juliana", "B-PER"), ("of", "O"), ("the", "O"),
+                                    ("Netherlands", "B-LOC")]
+    # unlinked through the alias index too; the saint's "X of Y" is one name
+    assert tags(result, 1)[:4] == [("Juliana", "B-PER"), ("of", "O"), ("the", "O"), ("Netherlands", "B-LOC")]
+    assert [t for t in tags(result, 1) if t[0] in ("Joan", "Arc")] == [("Joan", "B-PER"), ("Arc", "I-PER")]
+    assert result.sentences[0].dbpedia_tags[6] == "B-Place"  # no Netherlands linked in the article: the generic class
+
+
+def test_own_title_unk_drops_the_lead_of_an_untyped_work():
+    result = label_example("own_title_unk")
+    assert [s.tokens[0] for s in result.sentences] == ["It"]  # the lead is dropped, not American/MISC Paris/LOC
+    assert result.counts["own_title_unk"] == 1
+    typed = label("Abraham Lincoln was a lawyer.", title="Abraham Lincoln", own=TARGETS["Abraham Lincoln"])
+    assert tags(typed)[:2] == [("Abraham", "B-PER"), ("Lincoln", "I-PER")]  # a typed subject is its own name
+
+
+def test_alias_ambiguous_unk_a_founder_named_like_his_company():
+    result = label_example("alias_ambiguous_unk")
+    assert [s.index for s in result.sentences] == [0]  # "Later Chrysler sold his cars": the man, not the company
+    assert result.counts["alias_ambiguous_unk"] == 1
+    kept = label("[[Chrysler]] was founded in [[Kentucky]]. Later Chrysler sold cars in [[Illinois]].",
+                 title="Chrysler", own=TARGETS["Chrysler"])
+    assert dict(tags(kept, 1))["Chrysler"] == "B-ORG"  # no person of that name linked: the company
+
+
+def test_alias_match_drops_a_persons_title():
+    result = label("[[Mary of Teck|Queen Mary]] came. Queen Mary refused.", title="Edward")
+    assert tags(result, 1)[:2] == [("Queen", "O"), ("Mary", "B-PER")]
 
 
 def test_alias_match_of_the_own_title():

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from wikisilver.labels.language import LanguagePack, case_stems
 from wikisilver.labels.limits import MAX_ALIAS_TOKENS
 from wikisilver.labels.registry import Rule, Stage, rule
-from wikisilver.labels.state import Mention
+from wikisilver.labels.state import UNK, Mention
 from wikisilver.records import Article, TargetInfo
 from wikisilver.resources import load_word_list
 from wikisilver.titles import drop_parenthetical
@@ -119,13 +119,24 @@ def alias_match(info: TargetInfo, anchor: Form, pack: LanguagePack, tokenize: To
     title, title without disambiguator and redirect titles (``Lincoln`` → Abraham Lincoln), and the
     article's own title and aliases, mentioned unlinked, take the entity's tag. The anchor's form
     ends where its name does: not with punctuation or a possessive clitic (``Earth`` of
-    ``[[Earth|Earth's]]``)."""
+    ``[[Earth|Earth's]]``); a person's forms start where the name does, after any personal title
+    (``Mary`` of ``Queen Mary``)."""
     while anchor and (is_punct_token(anchor[-1]) or anchor[-1] in pack.possessive_clitics):
         anchor = anchor[:-1]
+    person = info.entity is not None and pack.conll_of(info.entity) == "PER"
     if anchor and all(is_capitalized(t) or not t.isalpha() for t in anchor):
-        yield anchor
+        yield _without_titles(anchor, pack) if person else anchor
     for form in alias_forms(info):
-        yield tokenize(form)
+        yield _without_titles(tokenize(form), pack) if person else tokenize(form)
+
+
+def _without_titles(form: Form, pack: LanguagePack) -> Form:
+    """A person's name without the personal titles before it (``Mary`` of ``[[Mary of Teck|Queen
+    Mary]]``): a title is not part of the name, so an unlinked ``Queen Mary`` is ``Queen/O
+    Mary/PER``, as the anchor is after its cleansing."""
+    while len(form) > 1 and form[0] in pack.personal_titles:
+        form = form[1:]
+    return form
 
 
 @rule("alias_person_name_part", Stage.ALIAS)
@@ -154,6 +165,40 @@ class _Node:
     def __init__(self) -> None:
         self.next: dict[str, _Node] = {}
         self.mention: Mention | None = None
+
+
+OWN_TITLE_UNK = "own_title_unk"
+ALIAS_AMBIGUOUS_UNK = "alias_ambiguous_unk"
+
+
+@rule(OWN_TITLE_UNK, Stage.ALIAS)
+def own_title_unk(info: TargetInfo, anchor: Form, pack: LanguagePack, tokenize: Tokenize) -> Iterator[Form]:
+    """``An American in Paris is a jazz-influenced symphonic poem``: an article that no source
+    types, whose title is a name of several words (every content word capitalized, and more than
+    the first), names itself in its text under that title: the title there is one unknown name,
+    UNK (the sentence is dropped), never ``American/MISC … Paris/LOC``. Applied by the index when
+    it is built (it has no entity to give forms of); as a rule it only has its name."""
+    return iter(())
+
+
+@rule(ALIAS_AMBIGUOUS_UNK, Stage.ALIAS)
+def alias_ambiguous_unk(info: TargetInfo, anchor: Form, pack: LanguagePack, tokenize: Tokenize) -> Iterator[Form]:
+    """``Chrysler … his cars`` in the article Chrysler, which links to Walter Chrysler: a one-word
+    form of the article's own subject that is also a name part of a person it links to may mean
+    either, so unlinked it is UNK (the sentence is dropped) rather than the subject's tag. Applied
+    by the index when it is built; as a rule it only has its name."""
+    return iter(())
+
+
+def is_name_title(form: Form, pack: LanguagePack) -> bool:
+    """Whether a title reads as a name of several words: more than one word, every alphabetic word
+    capitalized or a function word of the language, and a capitalized word after the first."""
+    function = function_words(pack.lang)
+    words = [t for t in form if t[:1].isalpha()]
+    # a real capital only: a title in a script without case is never read as a name by its capitals
+    if len(words) < 2 or not all(w[:1].isupper() or w.lower() in function for w in words):
+        return False
+    return any(w[:1].isupper() and w.lower() not in function for w in words[1:])
 
 
 class AliasIndex:
@@ -211,11 +256,20 @@ class AliasIndex:
         own_anchors_only = on("unrelated_anchor_ignored")
         no_lower_tail = on("modifier_anchor_ignored") and not pack.capitalization_is_proper_noun
 
+        own_forms: set[Form] = set()  # the one-word forms of a typed subject other than a person
+        ambiguous = on(ALIAS_AMBIGUOUS_UNK)
+
         def add(info: TargetInfo, anchor: Form, alias_rule: Rule) -> None:
             mention = Mention.of(pack.tag_of(info), alias_rule.name)
             for form in alias_rule.decide(info, anchor, pack, tokenize):
+                if (ambiguous and info is not own and form in own_forms and mention.conll == "PER"
+                        and alias_rule.name == "alias_person_name_part"):
+                    entries[form] = Mention(UNK, UNK, "", ALIAS_AMBIGUOUS_UNK)
+                    continue
                 if not form or form in entries or not is_capitalized(form[0]):
                     continue
+                if info is own and len(form) == 1 and mention.conll not in ("PER", "O"):
+                    own_forms.add(form)
                 if len(form) == 1 and form[0].lower() in function:
                     continue
                 if no_lower_tail and mention.conll in ("LOC", "ORG") and len(form) > 1 and form[-1][:1].islower():
@@ -227,6 +281,10 @@ class AliasIndex:
                 else:
                     entries[form] = mention
 
+        if on(OWN_TITLE_UNK) and (own is None or own.entity is None):
+            title = tokenize(drop_parenthetical(article.title))
+            if is_name_title(title, pack):
+                entries.setdefault(title, Mention(UNK, UNK, "", OWN_TITLE_UNK))
         known: list[tuple[TargetInfo, Form]] = []
         if (own is not None and own.entity is not None and pack.conll_of(own.entity) != "O"
                 and not (no_person and not_a_persons_name(own, pack))):

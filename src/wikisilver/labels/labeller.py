@@ -26,7 +26,7 @@ from wikisilver.labels.fragments import fragment_reason, is_unlinked_phrase, siz
 from wikisilver.labels.language import LanguagePack
 from wikisilver.labels.limits import MAX_SENTENCE_CHARS
 from wikisilver.labels.quality import quality_reasons
-from wikisilver.labels.rules import nationality_words
+from wikisilver.labels.rules import ROYAL_OF_PLACE, nationality_words
 from wikisilver.labels.registry import LabelConfig, Rule, Stage, first_answer
 from wikisilver.labels.second_pass import RULE as SECOND_PASS_RULE, SOURCE as SECOND_PASS, SecondPass
 from wikisilver.labels.state import LEAVE, UNK, Mention, O, SentenceState
@@ -312,9 +312,10 @@ class Labeller:
 
         The parts after a cut are other names (``Hodgenville, Kentucky``: Kentucky is the state, not
         the town): each takes the class and target of the article's entity of that name, else only
-        a generic class, so that one entity has one DBpedia class in an article."""
+        a generic class, so that one entity has one DBpedia class in an article. After a cut by
+        ``royal_of_place`` the part is a place whatever the name's tag (``of the Netherlands``)."""
         part: list[int] = []
-        parts = [part]
+        parts: list[tuple[list[int], str]] = [(part, "")]
         for k in indices:
             if state.mentions[k] is not None:
                 continue
@@ -323,12 +324,19 @@ class Labeller:
                     state.fire(inside_rule.name)
                     state.decide(k, Mention.of(O, inside_rule.name))
                     part = []
-                    parts.append(part)
+                    parts.append((part, inside_rule.name))
                     break
             else:
                 part.append(k)
-        for number, part in enumerate(parts):
-            placed = mention if number == 0 else aliases.part_mention(tuple(state.tokens[k] for k in part), mention)
+        for number, (part, cut_by) in enumerate(parts):
+            whole = mention
+            if cut_by == ROYAL_OF_PLACE:  # "of the Netherlands": the words before the place are O
+                while part and not is_capitalized(state.tokens[part[0]]):
+                    state.decide(part.pop(0), Mention.of(O, cut_by))
+                whole = Mention("LOC", GENERIC_CLASS["LOC"], "", cut_by)
+            if not part:
+                continue
+            placed = whole if number == 0 else aliases.part_mention(tuple(state.tokens[k] for k in part), whole)
             for k in part:
                 state.join(k, placed)
             state.close()

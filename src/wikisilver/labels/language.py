@@ -44,6 +44,9 @@ class LanguagePack:
     latin_ranks: frozenset[str] = frozenset()  # ranks that are also common words: Latin names only
     taxon_endings: tuple[str, ...] = ()
     possessive_clitics: frozenset[str] = frozenset()  # tokens that close a possessive: 's
+    # royal_of_place: "Juliana of the Netherlands" is a person and a place, for these classes
+    place_after_of_words: frozenset[str] = frozenset()
+    place_after_of_classes: frozenset[str] = frozenset()
 
     @classmethod
     def load(cls, lang: str) -> "LanguagePack":
@@ -65,6 +68,8 @@ class LanguagePack:
             latin_ranks=frozenset(data.get("latin_ranks", ())),
             taxon_endings=tuple(data.get("taxon_endings", ())),
             possessive_clitics=frozenset(data.get("possessive_clitics", ())),
+            place_after_of_words=frozenset(data.get("place_after_of_words", ())),
+            place_after_of_classes=frozenset(data.get("place_after_of_classes", ())),
         )
 
     def conll_of(self, entity: EntityType) -> str:

@@ -308,6 +308,31 @@ def hu_hyphen_compound_o(rest: str, pack: LanguagePack) -> Tag | None:
     return None
 
 
+@rule("bracket_split", Stage.INSIDE)
+def bracket_split(token: str, tag: Tag, pack: LanguagePack) -> bool:
+    """``[[Free Democratic Party (Germany)|Free Democratic Party (FDP)]]``: a bracket inside a name
+    is O and splits it; the abbreviation in brackets is a name of its own (``Free Democratic
+    Party/ORG (/O FDP/ORG )/O``), as CoNLL annotates it."""
+    return token in _BRACKETS
+
+
+_BRACKETS = frozenset("()[]")
+
+
+ROYAL_OF_PLACE = "royal_of_place"
+
+
+@rule(ROYAL_OF_PLACE, Stage.INSIDE)
+def royal_of_place(token: str, tag: Tag, pack: LanguagePack) -> bool:
+    """``Queen [[Juliana of the Netherlands]] abdicates``: a royal or noble person's name of the
+    form ``X of Y`` is the person ``X`` and the place ``Y`` (``Juliana/PER of/O the/O
+    Netherlands/LOC``), as the guidelines settle it. The word ``of`` (the language's
+    ``place_after_of_words``) is O and splits the name; the labeller types what follows as a place
+    (leading lower-case words O). Only for the classes of ``place_after_of_classes`` (Royalty,
+    Monarch, Noble: ``Joan of Arc`` the saint stays one name)."""
+    return token in pack.place_after_of_words and tag.dbpedia_class in pack.place_after_of_classes
+
+
 @rule("location_comma_split", Stage.INSIDE)
 def location_comma_split(token: str, tag: Tag, pack: LanguagePack) -> bool:
     """``[[Hodgenville, Kentucky]]``: a comma inside a location splits it into two places
