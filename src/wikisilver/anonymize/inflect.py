@@ -44,6 +44,7 @@ class Ending:
     stem: str
     case: str | None = None
     text: str = ""  # the ending as written in the token ("en", "-nak", "csal")
+    marked: bool = False  # the spelling itself shows an ending: a hyphen (NATO-nak), a doubled consonant (Berlinnel)
 
 
 @dataclass(frozen=True)
@@ -176,14 +177,14 @@ class Inflector:
             for ending in filter(None, endings):
                 for cut in (ending, f"-{ending}"):
                     if token.endswith(cut) and len(token) - len(cut) >= 2:
-                        self._try(found, token, token[: -len(cut)], case)
+                        self._try(found, token, token[: -len(cut)], case, cut.startswith("-"))
             if case.assimilates:
                 for tail in {form[1:] for form in case.forms.values()}:
                     if token.endswith(tail) and len(token) - len(tail) >= 3:
                         self._try_assimilated(found, token, token[: -len(tail)], case)
         return sorted(found.values(), key=lambda e: (-len(e.text), e.stem))
 
-    def _try(self, found: dict, token: str, stem: str, case: Case) -> None:
+    def _try(self, found: dict, token: str, stem: str, case: Case, marked: bool = False) -> None:
         stems = {stem}
         for short, long in self.lengthen.items():  # Pápá(n) -> Pápa
             if stem.endswith(long):
@@ -191,25 +192,26 @@ class Inflector:
         for candidate in stems:
             if token in self._forms(candidate, case):
                 shared = len(os.path.commonprefix([candidate, token]))
-                found[(candidate, case.name)] = Ending(candidate, case.name, token[shared:])
+                found[(candidate, case.name)] = Ending(candidate, case.name, token[shared:], marked)
 
     def _try_assimilated(self, found: dict, token: str, rest: str, case: Case) -> None:
         rest = rest[:-1] if rest.endswith("-") else rest
         low = rest.lower()
         for digraph in self.digraphs:
             if low.endswith(digraph[0] + digraph):
-                self._try(found, token, rest[: -len(digraph) - 1] + rest[-len(digraph):], case)
+                self._try(found, token, rest[: -len(digraph) - 1] + rest[-len(digraph):], case, True)
         if len(rest) > 2 and low[-1] == low[-2]:
-            self._try(found, token, rest[:-1], case)
+            self._try(found, token, rest[:-1], case, True)
         if "-" in token:
-            self._try(found, token, token.rpartition("-")[0], case)
+            self._try(found, token, token.rpartition("-")[0], case, True)
 
     def split(self, token: str, lemma: str | None = None, known: Callable[[str], bool] | None = None) -> Ending:
         """The stem and case ending of a name's token.
 
         Evidence decides, never the look of the word alone (*London* is not *Lond* + -on): the
         lemma, where it names a stem; a stem the corpus or the document knows as a name; an
-        ending after a hyphen (*NATO-nak*); else, where the lemmatizer says the token is inflected,
+        ending the spelling shows (*NATO-nak*, *Kováccsal*); else, where the lemmatizer says the
+        token is inflected,
         the longest ending that fits its vowels.
         """
         candidates = self.endings(token)
@@ -223,9 +225,9 @@ class Inflector:
             kept = [c for c in candidates if known(c.stem)]
             if kept:
                 return kept[0]
-        hyphenated = [c for c in candidates if c.text.startswith("-")]  # NATO-nak: the hyphen says it
-        if hyphenated:
-            return hyphenated[0]
+        marked = [c for c in candidates if c.marked]  # NATO-nak, Kováccsal: the spelling says it
+        if marked:
+            return marked[0]
         if lemma and lemma.casefold() != token.casefold():
             return candidates[0]
         return Ending(token)

@@ -5,10 +5,10 @@
 * ``substitute``: a surrogate of the same type (and DBpedia class) from the corpus's entity table;
 * ``generalize``: its DBpedia class, worded in the text's language (persons are substituted).
 
-An entity is a name's uninflected form and type within one document: all its mentions get one
-replacement, whatever their case ending (*Budapest*, *Budapesten*), and a shorter name that begins
-or ends a longer one of the same type follows it (*Angela Merkel* … *Merkel* -> *Ruth Berger* …
-*Berger*), whichever comes first. A surrogate or class word takes the name's case ending where the
+An entity is a name's uninflected form within one document, of the type most of its mentions have:
+all its mentions get one replacement, whatever their case ending (*Budapest*, *Budapesten*), and a
+shorter name that begins or ends a longer one of the same type, or of a person, follows it
+(*Angela Merkel* … *Merkel* -> *Ruth Berger* … *Berger*), whichever comes first. A surrogate or class word takes the name's case ending where the
 language has a table for it (:mod:`wikisilver.anonymize.inflect`); one it cannot carry is left off
 and counted. A whole document is held in memory while it is replaced.
 """
@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from wikisilver.anonymize.detect import Span
 from wikisilver.anonymize.generalize import Generalizer, Wording
 from wikisilver.anonymize.inflect import Ending, Inflector
-from wikisilver.anonymize.surrogates import EntityTable
+from wikisilver.anonymize.surrogates import MAX_SURFACE_TOKENS, EntityTable
 from wikisilver.corpus.tags import CONLL_TYPES, TaggedSentence, spans_to_iob
 from wikisilver.text.base import is_punct_token
 
@@ -72,7 +72,19 @@ class _Mention:
     sentence: int
     span: Span
     ending: Ending
-    entity: tuple[str, tuple[str, ...]]
+    entity: tuple[str, ...]  # the name's uninflected tokens
+
+
+@dataclass(frozen=True)
+class Replaced:
+    """One mention's replacement: tokens ``[start, end)`` of the original sentence, its type, the
+    entity it belongs to (``PER-1``: numbered per type in the document) and what stands there now."""
+
+    start: int
+    end: int
+    kind: str
+    entity: str
+    text: str
 
 
 @dataclass(frozen=True)
@@ -82,6 +94,7 @@ class AnonymizedDocument:
     doc_id: str
     sentences: list[TaggedSentence]
     mapping: list[dict]  # {"type", "entity", "original", "replacement"}, in order of first mention
+    replaced: list[list[Replaced]]  # per original sentence
 
 
 class Anonymizer:
@@ -124,18 +137,30 @@ class Anonymizer:
                 last = sentence.tokens[span.end - 1]
                 ending = self.inflector.split(last, lemmas[span.end - 1] if lemmas else None, known)
                 base = sentence.tokens[span.start:span.end - 1] + (ending.stem,)
-                mentions.append(_Mention(index, span, ending, (span.kind, base)))
+                mentions.append(_Mention(index, span, ending, base))
         return mentions
 
     @staticmethod
     def _entities(mentions: Sequence[_Mention]) -> dict[tuple, _Entity]:
         entities: dict[tuple, _Entity] = {}
+        kinds: dict[tuple, Counter] = {}
         for m in mentions:
             if m.entity not in entities:
-                entities[m.entity] = _Entity(m.entity[0], m.entity[1], (m.sentence, m.span.start))
-        for entity in sorted(entities.values(), key=lambda e: (-len(e.base), e.first)):
-            longer = [p for p in entities.values() if p.kind == entity.kind and len(p.base) > len(entity.base)
-                      and (p.base[:len(entity.base)] == entity.base or p.base[-len(entity.base):] == entity.base)]
+                entities[m.entity] = _Entity(m.span.kind, m.entity, (m.sentence, m.span.start))
+                kinds[m.entity] = Counter()
+            kinds[m.entity][m.span.kind] += 1
+        for key, entity in entities.items():  # the majority type; a tie goes to the first mention's
+            entity.kind = max(kinds[key], key=lambda kind: (kinds[key][kind], kind == entity.kind))
+        # Each longer name (of at most MAX_SURFACE_TOKENS) under each of its proper prefixes and
+        # suffixes: every entry is looked at once, by the one entity whose name it is.
+        around: dict[tuple[str, ...], list[_Entity]] = defaultdict(list)
+        for p in entities.values():
+            for k in range(1, len(p.base) if len(p.base) <= MAX_SURFACE_TOKENS else 0):
+                around[p.base[:k]].append(p)
+                if p.base[-k:] != p.base[:k]:
+                    around[p.base[-k:]].append(p)
+        for entity in entities.values():
+            longer = [p for p in around.get(entity.base, ()) if p.kind in (entity.kind, "PER")]
             before = [p for p in longer if p.first < entity.first]
             if before:
                 entity.parent = max(before, key=lambda p: p.first)
@@ -158,8 +183,11 @@ class Anonymizer:
         """Each entity's replacement (before any case ending), roots first, longest first."""
         method, table = self.options.method, self.table
         ordered = sorted(entities.values(), key=lambda e: (-len(e.base), e.first))
-        roots = sorted((e for e in ordered if e.parent is None),
-                       key=lambda e: min(x.first for x in ordered if _root(x) is e))
+        first: dict[int, tuple[int, int]] = {}
+        for entity in ordered:
+            root = id(_root(entity))
+            first[root] = min(first.get(root, entity.first), entity.first)
+        roots = sorted((e for e in ordered if e.parent is None), key=lambda e: first[id(e)])
         numbers: Counter = Counter()
         for root in roots:
             numbers[root.kind] += 1
@@ -168,6 +196,7 @@ class Anonymizer:
         words_in_doc = {token.casefold() for e in entities.values() for token in e.base}
         for entity in ordered:
             entity.label = _root(entity).label
+            entity.kind = _root(entity).kind
             if method == "suppress":
                 entity.words = (self.options.mask,)
             elif method == "tag":
@@ -184,14 +213,15 @@ class Anonymizer:
                     self.counts.no_surrogate += 1
                     chosen = (entity.label,)
                 taken.add(chosen)
+                words_in_doc.update(token.casefold() for token in chosen)  # no two surrogates share a word
                 entity.words = chosen
 
     # -- one mention ------------------------------------------------------------------------------
 
     def _inflected(self, words: tuple[str, ...], ending: Ending) -> str:
         text = " ".join(words)
-        if ending.case is None or text.startswith("["):
-            return text
+        if ending.case is None or self.options.method in ("suppress", "tag") or text.startswith("["):
+            return text  # a mask or a tag takes no ending
         last, table, inflector = words[-1], self.table, self.inflector
         case = ending.case
         if case and inflector.series_of(case):
@@ -227,23 +257,25 @@ class Anonymizer:
         mentions = self._mentions(sentences, spans)
         entities = self._entities(mentions)
         self._plan(doc_id, entities)
-        edits: list[list[tuple[int, int, str, str | None]]] = [[] for _ in sentences]
+        edits: list[list[Replaced]] = [[] for _ in sentences]
         mapping: dict[tuple[str, str, str], dict] = {}
         for m in mentions:
             entity, sentence = entities[m.entity], sentences[m.sentence]
             text = self._text(entity, m, sentence)
-            edits[m.sentence].append((m.span.start, m.span.end, text, m.span.kind))
+            label = entity.label.strip("[]")
+            edits[m.sentence].append(Replaced(m.span.start, m.span.end, entity.kind, label, text))
             original = " ".join(sentence.tokens[m.span.start:m.span.end])
-            mapping.setdefault((m.span.kind, original, text), {
-                "type": m.span.kind, "entity": entity.label.strip("[]"), "original": original, "replacement": text})
-            self.counts.mentions[m.span.kind] += 1
+            mapping.setdefault((entity.kind, original, text), {
+                "type": entity.kind, "entity": label, "original": original, "replacement": text})
+            self.counts.mentions[entity.kind] += 1
         for entity in entities.values():
             self.counts.entities[entity.kind] += 1
-        out = [rewrite(sentence, found, spans[i], self.wording) for i, (sentence, found) in enumerate(zip(sentences, edits))]
+        wording = self.wording if self.options.method in ("substitute", "generalize") else None  # a mask is no word
+        out = [rewrite(sentence, found, spans[i], wording) for i, (sentence, found) in enumerate(zip(sentences, edits))]
         self.counts.documents += 1
         self.counts.sentences += len(sentences)
         self.counts.tokens += sum(len(s.tokens) for s in sentences)
-        return AnonymizedDocument(doc_id, out, list(mapping.values()))
+        return AnonymizedDocument(doc_id, out, list(mapping.values()), edits)
 
 
 def _root(entity: _Entity) -> _Entity:
@@ -252,14 +284,14 @@ def _root(entity: _Entity) -> _Entity:
     return entity
 
 
-def rewrite(sentence: TaggedSentence, edits: Sequence[tuple[int, int, str, str | None]],
+def rewrite(sentence: TaggedSentence, edits: Sequence[Replaced],
             detected: Sequence[Span] = (), wording: Wording | None = None) -> TaggedSentence:
     """The sentence with tokens ``[start, end)`` of each edit replaced by its words (tagged with its
     type), its text and offsets rebuilt, the replaced tokens' lemma and POS ``_``; the detected
     names it keeps carry their tags; an article before a replacement is set to fit it (a/an)."""
     n = len(sentence.tokens)
     base_tags = spans_to_iob(n, [(s.start, s.end, s.kind) for s in detected])
-    by_start = {start: (end, words, kind) for start, end, words, kind in edits}
+    by_start = {edit.start: (edit.end, edit.text, edit.kind) for edit in edits}
     text, offsets = sentence.text, sentence.offsets
     has_text = text is not None and offsets is not None and len(offsets) == n
     tokens, tags, lemmas, pos, new_offsets, pieces = [], [], [], [], [], []

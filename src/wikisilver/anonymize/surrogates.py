@@ -147,7 +147,7 @@ class EntityTable:
             pools: dict[tuple, set] = defaultdict(set)
             for surface, base in self.bases.items():
                 surface_kind = self.type_of(surface)
-                if base != surface or surface_kind is None or not _looks_like_a_name(surface):
+                if base != surface or surface_kind is None or not _looks_like_a_name(surface, surface_kind):
                     continue
                 surface_class = self.class_of(surface, surface_kind)
                 for c in {None, surface_class}:
@@ -186,11 +186,14 @@ class EntityTable:
         return None
 
 
-def _looks_like_a_name(surface: tuple[str, ...]) -> bool:
-    """A surrogate starts with a capital and is made of letters (a hyphen, period or apostrophe inside)."""
+def _looks_like_a_name(surface: tuple[str, ...], kind: str) -> bool:
+    """A surrogate starts with a capital and is made of words of letters (a hyphen or apostrophe
+    inside); a person's has a lower-case letter in every word (no initials, no regnal numbers: III.)."""
     if not surface[0][:1].isupper():
         return False
-    return all(token.replace("-", "").replace(".", "").replace("'", "").isalpha() for token in surface)
+    if not all(token.replace("-", "").replace("'", "").isalpha() for token in surface):
+        return False
+    return kind != "PER" or all(any(c.islower() for c in token) for token in surface)
 
 
 def shared_words(original: Iterable[str], replacement: Iterable[str]) -> set[str]:
