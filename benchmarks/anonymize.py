@@ -32,7 +32,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
-from wikisilver.anonymize.detect import GazetteerDetector, detector
+from wikisilver.anonymize.detect import GazetteerDetector, detector, document_names
 from wikisilver.anonymize.documents import documents
 from wikisilver.anonymize.generalize import Generalizer, Wording
 from wikisilver.anonymize.inflect import load_inflector
@@ -157,7 +157,7 @@ def run_benchmark(name: str, train_side: list[TaggedSentence], gold_docs: list[l
     print(HEADER)
     for detector_name in args.detectors:
         found = detector(detector_name, tagger.tag, gazetteer)
-        spans = [[found(s.tokens) for s in doc] for doc in gold_docs]
+        spans = [document_names([s.tokens for s in doc], found, inflector, table) for doc in gold_docs]
         for method in args.methods:
             anonymizer = Anonymizer(Options(method, seed=args.seed), inflector, table=table, generalizer=generalizer,
                                     wording=Wording.load(lang))

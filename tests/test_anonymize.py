@@ -9,7 +9,7 @@ import random
 import pytest
 from conftest import shared_file
 
-from wikisilver.anonymize.detect import GazetteerDetector, Span, combine
+from wikisilver.anonymize.detect import GazetteerDetector, Span, combine, propagate
 from wikisilver.anonymize.documents import documents
 from wikisilver.anonymize.generalize import Generalizer, Wording, decamel
 from wikisilver.anonymize.inflect import load_inflector
@@ -261,3 +261,14 @@ def test_overlapping_spans_become_one_of_the_model_type():
 def test_documents_are_runs_of_one_doc_id(article):
     other = TaggedSentence(tokens=("x",), tags=("O",), doc_id="other")
     assert [len(d) for d in documents([*article, other, *article[:2]])] == [len(article), 1, 2]
+
+
+def test_a_name_found_once_is_found_everywhere_in_the_document(table):
+    sentences = [("Fang", "az", "elmúlt", "években", "élt", "."), ("Meghalt", "Fang", "Licsi", "és", "Nagy", "Imre", "."),
+                 ("Fangot", "és", "Nagy", "Imrét", "üldözték", "."), ("Nagy", "esőzés", "volt", ".")]
+    found = [[], [Span(1, 3, "PER"), Span(4, 6, "PER")], [], []]
+    spans = propagate(sentences, found, HU, table)
+    assert [(s.start, s.end) for s in spans[0]] == [(0, 1)]  # Fang, before the full name
+    assert [(s.start, s.end, s.source) for s in spans[2]] == [(0, 1, "document"), (2, 4, "document")]  # Fangot, Nagy Imrét
+    assert spans[3] == []  # "Nagy" alone: more often a common word in the corpus
+    assert spans[1] == found[1]

@@ -109,8 +109,11 @@ class EntityTable:
         surface = tuple(surface)
         if len(surface) > 1:
             return True
-        mentions = sum(self.types.get(surface, Counter()).values())
-        return mentions > 0 and mentions >= self.capitalized_outside[surface[0]]
+        return surface in self.types and not self.common_word(surface[0])
+
+    def common_word(self, word: str) -> bool:
+        """Whether the corpus has ``word`` more often as a capitalized word outside names than as a name."""
+        return self.capitalized_outside[word] > sum(self.types.get((word,), Counter()).values())
 
     def class_of(self, base: Sequence[str], kind: str) -> str | None:
         """The DBpedia class most mentions of the uninflected surface ``base`` as ``kind`` have."""

@@ -146,7 +146,7 @@ def _input_path(path: str, fmt: str) -> Iterator[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wikisilver.anonymize.detect import GazetteerDetector, detector
+    from wikisilver.anonymize.detect import GazetteerDetector, detector, document_names
     from wikisilver.anonymize.documents import documents, read_text_lines, rebuild_lines
     from wikisilver.anonymize.generalize import Generalizer, Wording
     from wikisilver.anonymize.inflect import load_inflector
@@ -183,13 +183,14 @@ def run(args: argparse.Namespace) -> int:
         if fmt == "text":
             lines = read_text_lines(path, processor, os.path.basename(shown), args.encoding)
             sentences = [s for line in lines for s in line.sentences]
-            done = anonymizer.document(os.path.basename(shown), sentences, [find(s.tokens) for s in sentences])
+            names = document_names([s.tokens for s in sentences], find, inflector, table)
+            done = anonymizer.document(os.path.basename(shown), sentences, names)
             mapping.write(_mapping_line(done, args.method))
             yield from rebuild_lines(lines, done.sentences)
         else:
             for doc in documents(read_input(path, fmt, processor, args.encoding)):
                 doc_id = (doc[0].doc_id or "").replace(path, shown)
-                done = anonymizer.document(doc_id, doc, [find(s.tokens) for s in doc])
+                done = anonymizer.document(doc_id, doc, document_names([s.tokens for s in doc], find, inflector, table))
                 mapping.write(_mapping_line(done, args.method))
                 yield from done.sentences
         if not counts.sentences:  # before the output is complete: nothing is left written
