@@ -70,8 +70,17 @@ def test_harmony_of_the_last_non_neutral_vowel():
 
 
 def test_an_ending_the_table_lacks_is_not_carried():
-    assert HU.inflect("Berger", "") is None  # an ending found by the suffix list alone
+    possessive = HU.split("Európája", "Európa")  # the lemma shows the name; -ja is no case of the table
+    assert (possessive.stem, possessive.case, possessive.text) == ("Európa", "", "ja")
+    assert HU.inflect("Ázsia", possessive.case) is None
     assert HU.inflect("Berger", "no-such-case") is None
+
+
+def test_after_a_hyphen_any_form_of_an_ending_is_one():
+    # Foreign names and acronyms are spelled otherwise than they sound: Jolie-nak, not Joliénak.
+    assert [(e.stem, e.case) for e in map(HU.split, ("Jolie-nak", "Jolie-t", "NB I-ben", "IBM-mel"))] == [
+        ("Jolie", "dative"), ("Jolie", "accusative"), ("NB I", "inessive"), ("IBM", "instrumental")]
+    assert HU.split("Baden-Baden").case is None
 
 
 # -- the entity table and its surrogates ---------------------------------------------------------------

@@ -133,3 +133,29 @@ def test_bad_model_or_input_is_one_line_and_exit_2(model, tmp_path, capsys):
     assert "is the input" in capsys.readouterr().err and source.read_text(encoding="utf-8") == TEXT
     assert anonymize(str(source), "--method", "substitute", "--out", str(out), model=model, corpus=False) == 2
     assert "--method substitute needs --corpus" in capsys.readouterr().err
+
+
+ENGLISH = "Ferenc Puskás left Budapest in 1956 and signed for Real Madrid.\nPuskás later coached in Vienna, on the Danube.\n"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method, expected", [
+    ("suppress", "[MASK] left [MASK] in 1956 and signed for [MASK]."),
+    ("tag", "[PER-1] left [LOC-1] in 1956 and signed for [ORG-1]."),
+    ("generalize", " left a city in 1956 and signed for a soccer club."),
+])
+def test_english_text_by_each_method_with_the_demo_corpus(method, expected, demo_corpus, tmp_path, capsys):
+    model = tmp_path / "en.crf"
+    assert main(["-q", "train", "--corpus", str(demo_corpus), "--model", str(model), "--max-iterations", "30"]) == 0
+    source = tmp_path / "in.txt"
+    source.write_text(ENGLISH, encoding="utf-8")
+    out = tmp_path / "out.txt"
+    assert main(["anonymize", str(source), "--model", str(model), "--method", method, "--out", str(out), "--lang", "en",
+                 "--corpus", str(demo_corpus), "--min-members", "1",
+                 "--ontology", str(shared_file("dbpedia/ontology/dbo-snapshots.owl"))]) == 0
+    first, second = out.read_text(encoding="utf-8").splitlines()
+    assert expected in first and "Puskás" not in first + second and "Budapest" not in first
+    if method == "tag":
+        assert second.startswith("[PER-1] later coached in [LOC-")
+    if method == "generalize":  # the person is substituted, "Puskás" after "Ferenc Puskás" follows him
+        assert second.startswith(f"{first.split(' left ')[0].split()[-1]} later coached in a city")

@@ -172,12 +172,18 @@ class Inflector:
     def _candidates(self, token: str) -> list[Ending]:
         """Every (stem, case) whose inflection gives back ``token``, longest ending first."""
         found: dict[tuple[str, str], Ending] = {}
+        stem, hyphen, after = token.rpartition("-")
         for case in self.cases.values():
             endings = set(case.forms.values()) | {case.after_vowel or "", case.after_consonants[0] if case.after_consonants else ""}
+            if hyphen and stem and after and (after in endings or (case.assimilates and len(after) > 1 and after[1:] in {
+                    form[1:] for form in case.forms.values()} and not self._is_vowel(after[0]))):
+                # After a hyphen any form of the ending is the name's (Jolie-nak, NB I-ben, IBM-mel):
+                # how a foreign name or an acronym sounds is not in its spelling.
+                found[(stem, case.name)] = Ending(stem, case.name, f"-{after}", True)
+                continue
             for ending in filter(None, endings):
-                for cut in (ending, f"-{ending}"):
-                    if token.endswith(cut) and len(token) - len(cut) >= 2:
-                        self._try(found, token, token[: -len(cut)], case, cut.startswith("-"))
+                if token.endswith(ending) and len(token) - len(ending) >= 2:
+                    self._try(found, token, token[: -len(ending)], case)
             if case.assimilates:
                 for tail in {form[1:] for form in case.forms.values()}:
                     if token.endswith(tail) and len(token) - len(tail) >= 3:
@@ -202,8 +208,7 @@ class Inflector:
                 self._try(found, token, rest[: -len(digraph) - 1] + rest[-len(digraph):], case, True)
         if len(rest) > 2 and low[-1] == low[-2]:
             self._try(found, token, rest[:-1], case, True)
-        if "-" in token:
-            self._try(found, token, token.rpartition("-")[0], case, True)
+
 
     def split(self, token: str, lemma: str | None = None, known: Callable[[str], bool] | None = None) -> Ending:
         """The stem and case ending of a name's token.
@@ -216,11 +221,15 @@ class Inflector:
         """
         candidates = self.endings(token)
         if not candidates:
-            return Ending(token)
+            stem = self._lemma_prefix(token, lemma) if lemma and self.carries else None
+            return Ending(stem, BARE, token[len(stem):]) if stem else Ending(token)
         if lemma:
             same = [c for c in candidates if c.stem.casefold() == lemma.casefold()]
             if same:
                 return same[0]
+            stem = self._lemma_prefix(token, lemma)
+            if stem is not None:  # an ending the table has no case for (Európája: possessive)
+                return Ending(stem, BARE, token[len(stem):])
         if known is not None:
             kept = [c for c in candidates if known(c.stem)]
             if kept:
@@ -231,6 +240,17 @@ class Inflector:
         if lemma and lemma.casefold() != token.casefold():
             return candidates[0]
         return Ending(token)
+
+    def _lemma_prefix(self, token: str, lemma: str) -> str | None:
+        """The lemma as it begins ``token`` (its last vowel lengthened: Európá-ja), if it does and
+        something follows it."""
+        if len(token) <= len(lemma) or len(lemma) < 2:
+            return None
+        head = token[: len(lemma)]
+        lengthened = lemma[:-1] + self.lengthen.get(lemma[-1], lemma[-1])
+        if head.casefold() in (lemma.casefold(), lengthened.casefold()):
+            return head[:-1] + lemma[-1] if head[-1] != lemma[-1] else head
+        return None
 
     def endings(self, token: str) -> list[Ending]:
         """Every way ``token`` may be a stem and a case ending, longest ending first."""
