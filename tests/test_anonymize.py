@@ -49,6 +49,8 @@ TRAIN_FILES = ("gold/nerkor/train/news/globalvoices_12.conllup", "gold/nerkor/tr
     ("NATO-nak", None, "IBM", None, "IBM-nek"),  # acronyms: a hyphen, the letter's name (em)
     ("IBM-mel", None, "MOL", None, "MOL-lal"),
     ("Londonig", "London", "Pécs", None, "Pécsig"),  # invariant
+    ("Pinerolót", "Pinerolo", "Chicago", "inner", "Chicagót"),  # a foreign -o lengthens too
+    ("Oslóban", "Oslo", "Chicago", "inner", "Chicagóban"),
 ])
 def test_hungarian_replacement_takes_the_case_ending_of_the_name(original, lemma, replacement, series, expected):
     ending = HU.split(original, lemma)
@@ -281,3 +283,13 @@ def test_a_name_found_once_is_found_everywhere_in_the_document(table):
     assert [(s.start, s.end, s.source) for s in spans[2]] == [(0, 1, "document"), (2, 4, "document")]  # Fangot, Nagy Imrét
     assert spans[3] == []  # "Nagy" alone: more often a common word in the corpus
     assert spans[1] == found[1]
+
+
+def test_a_person_mention_follows_a_name_the_model_typed_otherwise(table):
+    sentences = [TaggedSentence(tokens=("Avril", "Lavigne", "énekelt", "."), tags=("O",) * 4, doc_id="d"),
+                 TaggedSentence(tokens=("Lavigne", "és", "az", "EK-Szerződés", "."), tags=("O",) * 5, doc_id="d"),
+                 TaggedSentence(tokens=("Az", "EK-szerződést", "Lavigne-nak", "is", "aláírták", "."), tags=("O",) * 6, doc_id="d")]
+    spans = [[Span(0, 2, "MISC")], [Span(0, 1, "PER"), Span(3, 4, "MISC")], [Span(1, 2, "MISC"), Span(2, 3, "PER")]]
+    done = Anonymizer(Options("tag"), HU).document("d", sentences, spans)
+    assert [" ".join(s.tokens) for s in done.sentences] == [
+        "[MISC-1] énekelt .", "[MISC-1] és az [MISC-2] .", "Az [MISC-2] [MISC-1] is aláírták ."]

@@ -7,7 +7,7 @@
 
 An entity is a name's uninflected form within one document, of the type most of its mentions have:
 all its mentions get one replacement, whatever their case ending (*Budapest*, *Budapesten*), and a
-shorter name that begins or ends a longer one of the same type, or of a person, follows it
+shorter name that begins or ends a longer one of the same type, or either a person's, follows it
 (*Angela Merkel* … *Merkel* -> *Ruth Berger* … *Berger*), whichever comes first. A surrogate or class word takes the name's case ending where the
 language has a table for it (:mod:`wikisilver.anonymize.inflect`); one it cannot carry is left off
 and counted. A whole document is held in memory while it is replaced.
@@ -60,6 +60,7 @@ class Counts:
 class _Entity:
     kind: str
     base: tuple[str, ...]
+    key: tuple[str, ...]  # the base casefolded
     first: tuple[int, int]
     parent: "_Entity | None" = None
     label: str = ""  # tag label: TYPE-N of its root
@@ -72,7 +73,8 @@ class _Mention:
     sentence: int
     span: Span
     ending: Ending
-    entity: tuple[str, ...]  # the name's uninflected tokens
+    base: tuple[str, ...]  # the name's uninflected tokens
+    entity: tuple[str, ...]  # ... casefolded: the entity's key (EK-Szerződés is EK-szerződés)
 
 
 @dataclass(frozen=True)
@@ -123,12 +125,12 @@ class Anonymizer:
 
     def _mentions(self, sentences: Sequence[TaggedSentence], spans: Sequence[Sequence[Span]]) -> list[_Mention]:
         chosen = [[s for s in found if s.kind in self.options.classes] for found in spans]
-        inside = {sentence.tokens[i] for sentence, found in zip(sentences, chosen) for s in found
+        inside = {sentence.tokens[i].casefold() for sentence, found in zip(sentences, chosen) for s in found
                   for i in range(s.start, s.end)}
         table = self.table
 
         def known(stem: str) -> bool:
-            return stem in inside or (table is not None and table.knows_token(stem))
+            return stem.casefold() in inside or (table is not None and table.knows_token(stem))
 
         mentions = []
         for index, (sentence, found) in enumerate(zip(sentences, chosen)):
@@ -137,7 +139,7 @@ class Anonymizer:
                 last = sentence.tokens[span.end - 1]
                 ending = self.inflector.split(last, lemmas[span.end - 1] if lemmas else None, known)
                 base = sentence.tokens[span.start:span.end - 1] + (ending.stem,)
-                mentions.append(_Mention(index, span, ending, base))
+                mentions.append(_Mention(index, span, ending, base, tuple(t.casefold() for t in base)))
         return mentions
 
     @staticmethod
@@ -146,7 +148,7 @@ class Anonymizer:
         kinds: dict[tuple, Counter] = {}
         for m in mentions:
             if m.entity not in entities:
-                entities[m.entity] = _Entity(m.span.kind, m.entity, (m.sentence, m.span.start))
+                entities[m.entity] = _Entity(m.span.kind, m.base, m.entity, (m.sentence, m.span.start))
                 kinds[m.entity] = Counter()
             kinds[m.entity][m.span.kind] += 1
         for key, entity in entities.items():  # the majority type; a tie goes to the first mention's
@@ -155,12 +157,12 @@ class Anonymizer:
         # suffixes: every entry is looked at once, by the one entity whose name it is.
         around: dict[tuple[str, ...], list[_Entity]] = defaultdict(list)
         for p in entities.values():
-            for k in range(1, len(p.base) if len(p.base) <= MAX_SURFACE_TOKENS else 0):
-                around[p.base[:k]].append(p)
-                if p.base[-k:] != p.base[:k]:
-                    around[p.base[-k:]].append(p)
+            for k in range(1, len(p.key) if len(p.key) <= MAX_SURFACE_TOKENS else 0):
+                around[p.key[:k]].append(p)
+                if p.key[-k:] != p.key[:k]:
+                    around[p.key[-k:]].append(p)
         for entity in entities.values():
-            longer = [p for p in around.get(entity.base, ()) if p.kind in (entity.kind, "PER")]
+            longer = [p for p in around.get(entity.key, ()) if p.kind == entity.kind or "PER" in (p.kind, entity.kind)]
             before = [p for p in longer if p.first < entity.first]
             if before:
                 entity.parent = max(before, key=lambda p: p.first)
@@ -173,8 +175,8 @@ class Anonymizer:
         """The part of the parent's replacement that stands where ``entity`` stands in the parent."""
         parent = entity.parent
         assert parent is not None
-        n, length = len(parent.base), len(entity.base)
-        start = 0 if parent.base[:length] == entity.base else n - length
+        n, length = len(parent.key), len(entity.key)
+        start = 0 if parent.key[:length] == entity.key else n - length
         if len(words) == n:
             return words[start:start + length]
         return words[:length] if start == 0 else words[-length:]
