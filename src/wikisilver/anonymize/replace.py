@@ -273,7 +273,7 @@ class Anonymizer:
         for entity in entities.values():
             self.counts.entities[entity.kind] += 1
         wording = self.wording if self.options.method in ("substitute", "generalize") else None  # a mask is no word
-        out = [rewrite(sentence, found, spans[i], wording) for i, (sentence, found) in enumerate(zip(sentences, edits))]
+        out = [rewrite(sentence, found, spans[i], wording, doc_id) for i, (sentence, found) in enumerate(zip(sentences, edits))]
         self.counts.documents += 1
         self.counts.sentences += len(sentences)
         self.counts.tokens += sum(len(s.tokens) for s in sentences)
@@ -287,10 +287,11 @@ def _root(entity: _Entity) -> _Entity:
 
 
 def rewrite(sentence: TaggedSentence, edits: Sequence[Replaced],
-            detected: Sequence[Span] = (), wording: Wording | None = None) -> TaggedSentence:
+            detected: Sequence[Span] = (), wording: Wording | None = None, doc_id: str | None = None) -> TaggedSentence:
     """The sentence with tokens ``[start, end)`` of each edit replaced by its words (tagged with its
     type), its text and offsets rebuilt, the replaced tokens' lemma and POS ``_``; the detected
-    names it keeps carry their tags; an article before a replacement is set to fit it (a/an)."""
+    names it keeps carry their tags; an article before a replacement is set to fit it (a/an); its
+    title is the document's id (``doc_id``, else its own), never an article's title: that is a name."""
     n = len(sentence.tokens)
     base_tags = spans_to_iob(n, [(s.start, s.end, s.kind) for s in detected])
     by_start = {edit.start: (edit.end, edit.text, edit.kind) for edit in edits}
@@ -336,5 +337,5 @@ def rewrite(sentence: TaggedSentence, edits: Sequence[Replaced],
         sentence, tokens=tuple(tokens), tags=tags_tuple, conll_tags=tags_tuple, dbpedia_tags=None, spans=None,
         lemmas=tuple(lemmas) if sentence.lemmas else None, pos=tuple(pos) if sentence.pos else None,
         text="".join(pieces) if has_text else None, offsets=tuple(new_offsets) if has_text else None,
-        title=sentence.doc_id,
+        title=doc_id if doc_id is not None else sentence.doc_id,
     )

@@ -27,6 +27,7 @@ from wikisilver.corpus.tags import CONLL_TYPES, TaggedSentence, iob_to_spans
 
 MAX_SURFACE_TOKENS = 8  # as the gazetteers: longer "names" are titles of works
 _TRIES = 64  # random draws before a surrogate is searched for in order
+_SCAN = 4096  # names looked at in order, at most, per pool: a draw costs the same however full the document
 
 
 @dataclass
@@ -166,8 +167,8 @@ class EntityTable:
     ) -> tuple[str, ...] | None:
         """An uninflected name of ``kind`` (of class ``cls`` where the corpus has others of it, of
         the original's length where it can), never in ``avoid`` and sharing no word with the
-        original nor with ``avoid_words`` (casefolded: the document's other names); None when the
-        corpus has none left."""
+        original nor with ``avoid_words`` (casefolded: the document's other names); None when none
+        is found (the corpus has none left, or none among the names looked at)."""
         words = {token.casefold() for token in original} | set(avoid_words)
 
         def fits(candidate: tuple[str, ...]) -> bool:
@@ -182,7 +183,7 @@ class EntityTable:
                 if fits(candidate):
                     return candidate
             start = rng.randrange(len(pool))
-            for i in range(len(pool)):
+            for i in range(min(len(pool), _SCAN)):
                 candidate = pool[(start + i) % len(pool)]
                 if fits(candidate):
                     return candidate
