@@ -76,6 +76,7 @@ def test_an_ending_the_table_lacks_is_not_carried():
     assert (possessive.stem, possessive.case, possessive.text) == ("Európa", "", "ja")
     assert HU.inflect("Ázsia", possessive.case) is None
     assert HU.inflect("Berger", "no-such-case") is None
+    assert HU.inflect("Apollo 11", "inessive") is None  # how "11" is read is not in its spelling
 
 
 def test_after_a_hyphen_any_form_of_an_ending_is_one():

@@ -97,9 +97,11 @@ class Inflector:
         """The ways ``stem`` may carry ``case``, the preferred first."""
         if self.acronym_hyphen and _is_acronym(stem):
             return self._acronym_forms(stem, case)
+        last = stem[-1]
+        if not last.isalpha():  # Apollo 11, Kft.: how it is read is not in the spelling
+            return []
         harmony = self.harmony(stem)
         ending = self._pick(case, harmony)
-        last = stem[-1]
         if self._is_vowel(last):
             lengthened = stem[:-1] + self.lengthen.get(last, last)
             return [lengthened + (case.after_vowel or ending)]
