@@ -151,7 +151,7 @@ def run_benchmark(name: str, train_side: list[TaggedSentence], gold_docs: list[l
     gazetteer = GazetteerDetector(table, inflector)
     gold_tokens = sum(len(s.tokens) for doc in gold_docs for s in doc)
     print(f"{name}: {gold_tokens:,} gold tokens in {len(gold_docs)} documents")
-    print(f"{described}" + (f" (budget {args.budget:,} tokens: every {step}th sentence)" if args.budget else ""))
+    print(f"{described}" + (f" (budget {args.budget:,} tokens: one sentence in {step})" if args.budget else ""))
     print(f"entity table: {len(table.types):,} surfaces of {sum(len(s.tokens) for s in train_side):,} tokens "
           f"(the gazetteer detector, surrogates, classes); --min-members {args.min_members}, --seed {args.seed}")
     print(HEADER)
