@@ -51,6 +51,9 @@ TRAIN_FILES = ("gold/nerkor/train/news/globalvoices_12.conllup", "gold/nerkor/tr
     ("Londonig", "London", "Pécs", None, "Pécsig"),  # invariant
     ("Pinerolót", "Pinerolo", "Chicago", "inner", "Chicagót"),  # a foreign -o lengthens too
     ("Oslóban", "Oslo", "Chicago", "inner", "Chicagóban"),
+    ("Kovácsnak", "Kovács", "Ady", None, "Adynak"),  # a final y read as a vowel
+    ("Kováccsal", "Kovács", "Ady", None, "Adyval"),
+    ("Adyval", "Ady", "Kodály", None, "Kodállyal"),  # but ly is a digraph
 ])
 def test_hungarian_replacement_takes_the_case_ending_of_the_name(original, lemma, replacement, series, expected):
     ending = HU.split(original, lemma)

@@ -58,6 +58,7 @@ class Inflector:
     fallback: Mapping[str, str] = field(default_factory=dict)
     lengthen: Mapping[str, str] = field(default_factory=dict)
     digraphs: tuple[str, ...] = ()
+    final_vowel_letters: frozenset[str] = frozenset()  # a last letter read as a vowel (Ady)
     acronym_hyphen: bool = False
     letter_names: Mapping[str, str] = field(default_factory=dict)
     series: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # locative series -> cases
@@ -102,10 +103,10 @@ class Inflector:
             return []
         harmony = self.harmony(stem)
         ending = self._pick(case, harmony)
-        if self._is_vowel(last):
+        consonant = self._final_consonant(stem)
+        if self._is_vowel(last) or (consonant in self.final_vowel_letters):
             lengthened = stem[:-1] + self.lengthen.get(last, last)
             return [lengthened + (case.after_vowel or ending)]
-        consonant = self._final_consonant(stem)
         if case.after_consonants is not None:
             direct, finals = case.after_consonants
             linked = [stem + direct, stem + ending]
@@ -297,6 +298,7 @@ def load_inflector(lang: str) -> Inflector:
         lang=lang, cases=cases, vowel_class=vowel_class, default_class=harmony.get("default", "front"),
         fallback=dict(harmony.get("fallback", {})), lengthen=dict(stems.get("lengthen", {})),
         digraphs=tuple(sorted(stems.get("digraphs", ()), key=len, reverse=True)),
+        final_vowel_letters=frozenset(stems.get("final_vowel_letters", ())),
         acronym_hyphen=bool(acronyms.get("hyphen", False)), letter_names=dict(acronyms.get("letter_names", {})),
         series=series, default_series=locative.get("default"), common_noun_series=locative.get("common_noun"),
     )
