@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "train",
     "evaluate",
     "tag",
+    "anonymize",
     "split",
     "gazetteers",
     "export",

@@ -32,6 +32,9 @@ THING = "Thing"  # local name used for owl:Thing everywhere in wikisilver
 
 PARENTS_HEADER = ("class", "parents", "source")
 
+_MAX_LABEL = 200  # characters: a longer rdfs:label is not a class's name, and is not kept
+_MAX_LANG = 16  # characters of a language tag (en, pt-br, zh-hans)
+
 _RDF_FORMATS = {".owl": "xml", ".rdf": "xml", ".xml": "xml", ".ttl": "turtle", ".nt": "nt", ".n3": "n3"}
 
 
@@ -46,6 +49,8 @@ class Ontology:
 
     parents: Mapping[str, tuple[str, ...]]
     labels: Mapping[str, str] = field(default_factory=dict)  # English rdfs:label, when known
+    # rdfs:label per language: lang -> class -> label (the words `anonymize --method generalize` uses)
+    labels_by_lang: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     source: str = ""  # file it was read from
     sha256: str = ""  # of that file, when it was hashed (as the cache key): the manifest reuses it
 
@@ -89,7 +94,7 @@ def _parse_error(path: str, error: Exception) -> InputError:
 
 
 CACHE_ENV = "WIKISILVER_CACHE_DIR"
-_CACHE_VERSION = 1
+_CACHE_VERSION = 2  # 2: labels in every language
 
 
 def cache_dir() -> Path | None:
@@ -119,9 +124,10 @@ def _read_cached(cached: Path | None, path: str) -> Ontology | None:
         data = json.loads(cached.read_text(encoding="utf-8"))
         parents = {cls: tuple(ps) for cls, ps in data["parents"].items()}
         labels = dict(data["labels"])
+        by_lang = {lang: dict(found) for lang, found in data["labels_by_lang"].items()}
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None  # absent or damaged: parse the file again
-    return Ontology(parents=parents, labels=labels, source=str(path))
+    return Ontology(parents=parents, labels=labels, labels_by_lang=by_lang, source=str(path))
 
 
 def _write_cached(cached: Path | None, ontology: Ontology) -> None:
@@ -130,7 +136,8 @@ def _write_cached(cached: Path | None, ontology: Ontology) -> None:
     try:
         cached.parent.mkdir(parents=True, exist_ok=True)
         partial = cached.with_name(f"{cached.name}.{os.getpid()}.tmp")
-        partial.write_text(json.dumps({"parents": ontology.parents, "labels": ontology.labels}), encoding="utf-8")
+        partial.write_text(json.dumps({"parents": ontology.parents, "labels": ontology.labels,
+                                           "labels_by_lang": ontology.labels_by_lang}), encoding="utf-8")
         os.replace(partial, cached)
     except OSError as error:  # a read-only home must not fail a build
         log.debug("cannot cache the parsed ontology in %s: %s", cached.parent, error)
@@ -232,6 +239,7 @@ def _parse_ontology(file: str, fmt: str, path: str) -> Ontology:
         raise InputError(path, "no DBpedia ontology classes (owl:Class in http://dbpedia.org/ontology/) found")
     parents: dict[str, tuple[str, ...]] = {}
     labels: dict[str, str] = {}
+    by_lang: dict[str, dict[str, str]] = {}
     dangling: list[str] = []
     for name in sorted(names):
         uri = rdflib.URIRef(DBO + name)
@@ -252,9 +260,15 @@ def _parse_ontology(file: str, fmt: str, path: str) -> Ontology:
         english = [str(label) for label in graph.objects(uri, RDFS.label) if getattr(label, "language", None) == "en"]
         if english:
             labels[name] = min(english)
+        for label in graph.objects(uri, RDFS.label):
+            lang = getattr(label, "language", None)
+            text = " ".join(str(label).split())
+            if lang and len(lang) <= _MAX_LANG and 0 < len(text) <= _MAX_LABEL:
+                known = by_lang.setdefault(lang.lower(), {})
+                known[name] = min(known.get(name, text), text)
     if dangling:
         log.debug("%s: ignored subClassOf links to undeclared classes: %s", path, ", ".join(dangling))
-    return Ontology(parents=parents, labels=labels, source=str(path))
+    return Ontology(parents=parents, labels=labels, labels_by_lang=by_lang, source=str(path))
 
 
 def _merge(ontologies: Sequence[Ontology]) -> tuple[Ontology, dict[str, str]]:
