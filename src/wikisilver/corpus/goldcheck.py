@@ -88,10 +88,14 @@ def _kept(corpus: str, titles: set[str]) -> dict[tuple[str, tuple[str, ...]], tu
     return kept
 
 
-def score_corpus(corpus: str, gold: Iterable[GoldSentence]) -> GoldReport:
-    """Exact-match chunk scores of the corpus's tags on the gold sentences it kept."""
+def score_corpus(corpus: str | Sequence[str], gold: Iterable[GoldSentence]) -> GoldReport:
+    """Exact-match chunk scores of the corpus's tags on the gold sentences it kept (``corpus``: one
+    corpus directory, or several whose kept sentences are read together)."""
     gold = list(gold)
-    kept = _kept(corpus, {g.title for g in gold})
+    titles = {g.title for g in gold}
+    kept = {}
+    for one in [corpus] if isinstance(corpus, str) else corpus:
+        kept.update(_kept(one, titles))
     counter = ChunkCounter()
     everything = ChunkCounter()
     matched = 0
