@@ -117,8 +117,9 @@ def survey(out: str, layout: Layout) -> Output:
         entries = _entries(out)
     except OSError as error:
         raise InputError(out, f"cannot read the output directory ({error.strerror or error})") from None
-    manifest = owned_by(_read_record(paths.join(out, MANIFEST))) if MANIFEST in entries else None
-    claim = owned_by(_read_record(paths.join(out, CLAIM))) if CLAIM in entries else None
+    # Only plain files are read: a symlink named manifest.json is not ours.
+    manifest = owned_by(_read_record(paths.join(out, MANIFEST))) if entries.get(MANIFEST) == "file" else None
+    claim = owned_by(_read_record(paths.join(out, CLAIM))) if entries.get(CLAIM) == "file" else None
     owned: set[str] = set()
     for found in (manifest, claim):
         if found is not None:
