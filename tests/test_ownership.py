@@ -175,6 +175,20 @@ def test_overwrite_replaces_and_deletes_only_the_files_the_corpus_owned(tmp_path
     assert {rel: snapshot(out)[rel] for rel in user} == {rel: text.encode() for rel, text in user.items()}
 
 
+def test_a_corpus_over_an_entity_table_deletes_its_parts_and_keeps_the_users_file(tmp_path) -> None:
+    out = tmp_path / "out"
+    write(out, {"entities/part-00000-of-00002.tsv": "x", "entities/part-00001-of-00002.tsv": "x",
+                "entities/mine.tsv": "mine", "manifest.json": json.dumps({"tool": "wikisilver entities"})})
+    output = prepare_output(str(out), overwrite=True)  # an earlier version's manifest: its parts by name
+    assert output.owned == {"manifest.json", "entities/part-00000-of-00002.tsv", "entities/part-00001-of-00002.tsv"}
+    with staged(str(out), CORPUS.dirs) as staging:
+        stage(Path(staging), parts=1)
+        place(output, staging, CORPUS.dirs)
+    commit(output, {"tool": "wikisilver"})
+    assert snapshot(out / "entities") == {"mine.tsv": b"mine"}
+    assert (out / "tsv" / "part-00000-of-00001.tsv").read_text() == "new" and (out / "rejects").is_dir()
+
+
 def test_an_unfinished_output_is_still_ours_after_a_kill(tmp_path) -> None:
     out = tmp_path / "out"
     manifest = fake_corpus(out)
