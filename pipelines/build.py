@@ -30,6 +30,7 @@ from wikisilver.corpus.write import write_json_atomic, write_text_atomic
 from wikisilver.dump import wiki_namespaces
 from wikisilver.labels import LabelConfig
 from wikisilver.lock import output_lock
+from wikisilver.ownership import CORPUS, Output, commit, place, prepare_output, staged
 from wikisilver.pipelines.common import pcollections
 from wikisilver.pipelines.evidence import GatherEvidence, ReadWikiEvidence
 from wikisilver.pipelines.extract import ExtractArticles
@@ -45,18 +46,15 @@ from wikisilver.pipelines.runner import (
     finished_same_build,
     input_fingerprints,
     input_record,
-    move_into_place,
-    prepare_output,
     recorded_fingerprints,
     run_pipeline,
-    staged,
 )
 from wikisilver.pipelines.stats import WriteCounts, read_counts
 from wikisilver.pipelines.typing import TypeRequestedTitles
 from wikisilver.pipelines.write import WriteCorpus, WriteRejects, part_name
 from wikisilver.stats import make_stats
 
-OUTPUT_DIRS = ("tsv", "parquet", "rejects")
+OUTPUT_DIRS = CORPUS.dirs
 
 
 def build_pipeline(pipeline: beam.Pipeline, config: BuildConfig, staging: str, classes) -> None:
@@ -86,7 +84,7 @@ def build_pipeline(pipeline: beam.Pipeline, config: BuildConfig, staging: str, c
     counts | "WriteCounts" >> WriteCounts(staging)
 
 
-def finalize(staging: str, out: str, config: BuildConfig) -> dict:
+def finalize(staging: str, output: Output, config: BuildConfig) -> dict:
     """Fill missing empty parts, move the staged outputs into place, write stats.json; the stats."""
     from wikisilver.corpus.write import write_part
 
@@ -97,8 +95,8 @@ def finalize(staging: str, out: str, config: BuildConfig) -> dict:
         if f"{name}.tsv" not in written:
             write_part([], tsv, paths.join(staging, "parquet", f"{name}.parquet"), with_source=bool(config.second_pass))
     stats = make_stats(read_counts(staging), max_pages=config.max_pages)
-    move_into_place(staging, out, OUTPUT_DIRS)
-    write_json_atomic(paths.join(out, "stats.json"), stats)
+    place(output, staging, OUTPUT_DIRS)
+    write_json_atomic(paths.join(output.path, "stats.json"), stats)
     return stats
 
 
@@ -119,7 +117,7 @@ def run_build(config: BuildConfig) -> dict:
         previous, changed = finished_same_build(out, config, prints)
         if previous is not None and not config.overwrite:
             raise AlreadyBuilt(previous)
-        prepare_output(out, config.overwrite, changed)
+        output = prepare_output(out, config.overwrite, changed, CORPUS)
         started = dt.datetime.now(dt.timezone.utc)
         with staged(out, OUTPUT_DIRS) as staging:
             run_pipeline(
@@ -127,10 +125,10 @@ def run_build(config: BuildConfig) -> dict:
                 lambda pipeline: build_pipeline(pipeline, config, staging, classes),
                 config.progress_interval,
             )
-            stats = finalize(staging, out, config)
+            stats = finalize(staging, output, config)
         manifest = _manifest(config, classes[0], out, started, prints)
         write_text_atomic(paths.join(out, "README.md"), dataset_card(manifest, stats))
-        write_json_atomic(paths.join(out, "manifest.json"), manifest)  # last: the commit marker
+        commit(output, manifest)  # manifest.json last: the commit marker
     return stats
 
 

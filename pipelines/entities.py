@@ -15,20 +15,13 @@ from apache_beam.options.pipeline_options import PipelineOptions
 from wikisilver import paths
 from wikisilver.config import EntitiesConfig
 from wikisilver.entities.table import entity_row, write_entity_table
-from wikisilver.corpus.write import write_json_atomic
 from wikisilver.pipelines.common import pcollections
 from wikisilver.pipelines.evidence import GatherEvidence, ReadWikiEvidence
 from wikisilver.pipelines.extract import ExtractArticles
 from wikisilver.pipelines.read import ReadPages
-from wikisilver.pipelines.runner import (
-    class_table,
-    config_record,
-    move_into_place,
-    prepare_output,
-    run_pipeline,
-    staged,
-)
+from wikisilver.pipelines.runner import class_table, config_record, run_pipeline
 from wikisilver.lock import output_lock
+from wikisilver.ownership import ENTITY_TABLE, commit, place, prepare_output, staged
 from wikisilver.pipelines.stats import WriteCounts, read_counts
 from wikisilver.pipelines.typing import TypeEveryTitle
 
@@ -58,9 +51,9 @@ def run_entities(config: EntitiesConfig) -> dict:
 
 def _run_entities(config: EntitiesConfig, out: str, classes) -> dict:
     ontology, table = classes
-    prepare_output(out, config.overwrite)
+    output = prepare_output(out, config.overwrite, layout=ENTITY_TABLE)
     shards, suffix = config.shards, f".{config.table_format}"
-    with staged(out, ("entities",)) as staging:
+    with staged(out, ENTITY_TABLE.dirs) as staging:
         parts = paths.join(staging, "entities")
 
         def construct(pipeline: beam.Pipeline) -> None:
@@ -87,10 +80,10 @@ def _run_entities(config: EntitiesConfig, out: str, classes) -> dict:
             if paths.basename(part) not in written:
                 write_entity_table([], part)
         counts = read_counts(staging)
-        move_into_place(staging, out, ("entities",))
+        place(output, staging, ENTITY_TABLE.dirs)
     summary = {
         "titles_by_source": {k[7:]: v for k, v in sorted(counts.items()) if k.startswith("source.")},
         "titles_by_tag": {k[4:]: v for k, v in sorted(counts.items()) if k.startswith("tag.")},
     }
-    write_json_atomic(paths.join(out, "manifest.json"), {"tool": "wikisilver entities", "config": config_record(config), **summary})
+    commit(output, {"tool": "wikisilver entities", "config": config_record(config), **summary})
     return summary

@@ -1,15 +1,14 @@
 """What both jobs (``build``: steps 1-5; ``entities``: step 1) share around their pipeline: the
-output directory and its staging directory, the atomic move into place, the no-op rerun check, the
-run on any Beam runner with one line for a failure, progress of a remote job, and the manifest's
-records of the inputs and the config.
+no-op rerun check, the run on any Beam runner with one line for a failure, progress of a remote
+job, and the manifest's records of the inputs and the config.
 
-A job's life::
+A job's life (the output directory's part, what a run owns there: wikisilver.ownership)::
 
-    prepare_output(out, config.overwrite)
-    with staged(out, ("tsv", "parquet")) as staging:
+    output = prepare_output(out, config.overwrite, changed, CORPUS)
+    with staged(out, CORPUS.dirs) as staging:
         run_pipeline(PipelineOptions(list(config.beam_args)), construct, config.progress_interval)
-        move_into_place(staging, out, ("tsv", "parquet"))
-    write_json_atomic(out / "manifest.json", ...)     # last: only a finished output has one
+        place(output, staging, CORPUS.dirs)
+    commit(output, manifest)     # manifest.json last: only a finished output has one
 """
 
 from __future__ import annotations
@@ -17,15 +16,12 @@ from __future__ import annotations
 import json
 import logging
 import re
-import shutil
 import signal
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import asdict
-from pathlib import Path
 
 import apache_beam as beam
 from apache_beam.options.pipeline_options import PipelineOptions
@@ -34,68 +30,11 @@ from wikisilver import dump as dumplib
 from wikisilver import paths
 from wikisilver.config import BuildConfig
 from wikisilver.engines import normalize_runner
-from wikisilver.errors import InputError, WikisilverError
+from wikisilver.errors import WikisilverError
 from wikisilver.fingerprint import digest_of, digests, fingerprints
 from wikisilver.pipelines.common import NAMESPACE
 
 log = logging.getLogger(__name__)
-
-STAGING_PREFIX = ".staging-"
-
-
-def prepare_output(out: str, overwrite: bool, changed: Iterable[str] = ()) -> None:
-    """Make ``out`` ready for a run: refuse to overwrite a finished output unless told to, make sure
-    the directory is writable, and clear what an earlier run left there.
-
-    With ``overwrite`` the old output stops looking finished at once (its manifest goes first);
-    staging directories left by a killed run are removed (the caller holds the output's lock,
-    :func:`wikisilver.lock.output_lock`, so none of them is a live run's). ``changed``: what differs
-    from the finished corpus's inputs and options, named in the refusal. On an object store the
-    same steps are objects: the manifest object deleted first, every object under a staging prefix
-    swept (docs/cloud.md).
-    """
-    manifest = paths.join(out, "manifest.json")
-    if paths.exists(manifest) and not overwrite:
-        what = f" (changed: {', '.join(changed)})" if changed else ""
-        raise InputError(str(out), f"holds a finished corpus of other inputs or options{what}; "
-                                   "pass --overwrite to replace it")
-    try:
-        paths.makedirs(out)
-        probe = paths.join(out, f".write-test-{uuid.uuid4().hex}")
-        paths.write_bytes(probe, b"")
-        paths.remove([probe])
-        paths.remove([manifest])
-    except OSError as error:
-        raise InputError(str(out), f"output directory is not writable ({error.strerror or error})") from None
-    if paths.is_remote(out):
-        paths.remove(paths.glob(paths.join(out, f"{STAGING_PREFIX}*") + "/**"))
-        return
-    for stale in Path(out).glob(f"{STAGING_PREFIX}*"):
-        shutil.rmtree(stale, ignore_errors=True)
-
-
-@contextmanager
-def staged(out: str, names: Iterable[str] = ()) -> Iterator[str]:
-    """A fresh staging directory inside ``out`` (with the subdirectories ``names``) for the job to
-    write into; removed on the way out, whether the job finished or failed. On an object store it
-    is a prefix, ``OUT/.staging-<id>/``."""
-    staging = paths.join(out, f"{STAGING_PREFIX}{uuid.uuid4().hex[:12]}")
-    paths.makedirs(staging)
-    for name in names:
-        paths.makedirs(paths.join(staging, name))
-    try:
-        yield staging
-    finally:
-        paths.remove_tree(staging)
-
-
-def move_into_place(staging: str, out: str, names: Iterable[str]) -> None:
-    """Replace ``out/<name>`` by the staged ``<name>`` for each name: a rename on a file system;
-    on an object store, the old objects deleted and each staged one copied to its final name
-    (manifest.json, written after, is what says the output is whole: docs/cloud.md)."""
-    for name in names:
-        paths.move(paths.join(staging, name), paths.join(out, name))
-
 
 def class_table(ontology_path: str | None):
     """The class hierarchy and its resolved class -> tag table (small: they travel with the code)."""

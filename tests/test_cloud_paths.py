@@ -226,9 +226,15 @@ def test_demo_build_with_inputs_and_output_on_s3_then_a_rerun_is_a_no_op(s3, tmp
     config.write_text(f'types = ["s3://{BUCKET}/in/demowiki-types.nt"]\nlang = "en"\nshards = 4\n')
     for path in (dump, index, Path(DEMO_TYPES), config):
         client.upload_file(str(path), BUCKET, f"in/{path.name}")
-    # A killed run's leftovers: a staging prefix and a part without a manifest are swept.
+    # A killed run's leftovers: its staging prefix (with its marker) and a part its claim lists are
+    # swept; the user's object beside them stays.
+    client.put_object(Bucket=BUCKET, Key="corpus/.staging-dead/.wikisilver-run.json",
+                      Body=json.dumps({"run": "dead", "pid": 1, "host": "gone", "started": "x"}).encode())
     client.put_object(Bucket=BUCKET, Key="corpus/.staging-dead/tsv/part-00000-of-00004.tsv", Body=b"junk")
     client.put_object(Bucket=BUCKET, Key="corpus/tsv/part-00009-of-00010.tsv", Body=b"junk")
+    client.put_object(Bucket=BUCKET, Key="corpus/.wikisilver-owned.json",
+                      Body=json.dumps({"tool": "wikisilver", "files": ["tsv/part-00009-of-00010.tsv"]}).encode())
+    client.put_object(Bucket=BUCKET, Key="corpus/notes/keep.txt", Body=b"the user's")
     args = ("build", "--config", f"s3://{BUCKET}/in/demo.toml", "--dump", f"s3://{BUCKET}/in/{dump.name}",
             "--out", f"s3://{BUCKET}/corpus", "--progress-interval", "0", *beam_options(url))
 
@@ -241,7 +247,8 @@ def test_demo_build_with_inputs_and_output_on_s3_then_a_rerun_is_a_no_op(s3, tmp
     assert {"manifest.json", "stats.json", "README.md"} <= names
     assert {n for n in names if n.startswith(("tsv/", "parquet/"))} == {
         f"{kind}/part-{i:05d}-of-00004.{kind}" for kind in ("tsv", "parquet") for i in range(4)}
-    assert not any(".staging-" in n or ".wikisilver.lock" in n for n in names)
+    assert not any(n.startswith((".staging-", ".wikisilver.lock", ".wikisilver-owned")) for n in names), names
+    assert client.get_object(Bucket=BUCKET, Key="corpus/notes/keep.txt")["Body"].read() == b"the user's"
 
     # The same corpus, byte for byte, as `wikisilver build --demo` on local files.
     local_out = demo_corpus
@@ -276,7 +283,7 @@ def test_demo_build_with_inputs_and_output_on_s3_then_a_rerun_is_a_no_op(s3, tmp
     # The HTML report of the corpus, written beside it.
     report = wikisilver(url, "report", f"s3://{BUCKET}/corpus")
     assert report.returncode == 0, report.stderr
-    page = client.get_object(Bucket=BUCKET, Key="corpus/report.html")["Body"].read().decode()
+    page = client.get_object(Bucket=BUCKET, Key="corpus.report.html")["Body"].read().decode()
     assert page.lstrip().lower().startswith("<!doctype html") and "sentences kept" in page
 
 

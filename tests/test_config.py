@@ -68,7 +68,7 @@ def test_a_config_file_gives_options_and_flags_win(tmp_path):
 
 def test_entities_take_their_options_from_a_config_file(tmp_path):
     config = tmp_path / "entities.toml"
-    config.write_text(f'dump = ["{DEMO_DUMP}"]\ntypes = "{DEMO_TYPES}"\nout = "{tmp_path}"\nformat = "parquet"\n',
+    config.write_text(f'dump = ["{DEMO_DUMP}"]\ntypes = "{DEMO_TYPES}"\nout = "{tmp_path / "out"}"\nformat = "parquet"\n',
                       encoding="utf-8")
     resolved = resolve_entities(parsed(["entities", "--config", str(config)]))
     assert isinstance(resolved, EntitiesConfig)

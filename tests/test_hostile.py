@@ -273,7 +273,7 @@ def report_html(out: Path) -> str:
     done = subprocess.run([sys.executable, "-m", "wikisilver.cli", "report", str(out)],
                           capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stderr
-    return (out / "report.html").read_text(encoding="utf-8")
+    return out.with_name(f"{out.name}.report.html").read_text(encoding="utf-8")
 
 
 @pytest.mark.slow

@@ -34,7 +34,7 @@ def demo(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def demo_html(demo) -> str:
     assert cli.main(["report", str(demo)]) == 0
-    return (demo / "report.html").read_text(encoding="utf-8")
+    return demo.with_name("demo.report.html").read_text(encoding="utf-8")
 
 
 def _stats(corpus: Path) -> dict:
@@ -163,7 +163,7 @@ def test_report_renders_in_a_headless_browser(demo, demo_html, tmp_path):
     subprocess.run(
         [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}",
-         f"--screenshot={shot}", "--window-size=1200,3000", (demo / "report.html").as_uri()],
+         f"--screenshot={shot}", "--window-size=1200,3000", demo.with_name("demo.report.html").as_uri()],
         check=True, capture_output=True, timeout=120,
     )
     data = shot.read_bytes()
@@ -171,7 +171,7 @@ def test_report_renders_in_a_headless_browser(demo, demo_html, tmp_path):
     dom = subprocess.run(
         [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}",
-         "--dump-dom", (demo / "report.html").as_uri()],
+         "--dump-dom", demo.with_name("demo.report.html").as_uri()],
         check=True, capture_output=True, timeout=120, text=True,
     ).stdout
     # The browser parsed the whole page: every table, plot and sample sentence is in its DOM.
@@ -187,7 +187,7 @@ def test_report_fits_a_normal_screen_width(demo, tmp_path):
     if browser is None:
         pytest.skip("no chromium on PATH (apt-get install chromium) to render the report headless")
     probe = tmp_path / "probe.html"
-    html = (demo / "report.html").read_text(encoding="utf-8")
+    html = demo.with_name("demo.report.html").read_text(encoding="utf-8")
     measure = ("<script>window.addEventListener('load', () => document.body.setAttribute('data-overflow',"
                " document.documentElement.scrollWidth - window.innerWidth));</script>")
     probe.write_text(html.replace("</body>", measure + "</body>"), encoding="utf-8")

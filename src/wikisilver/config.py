@@ -25,6 +25,7 @@ from wikisilver.errors import InputError, WikisilverError
 from wikisilver.files import special_kind
 from wikisilver.labels import RULES
 from wikisilver.labels.second_pass import DEFAULT_THRESHOLD
+from wikisilver.destination import check_destination, input_paths
 from wikisilver.text import check_backend
 
 if TYPE_CHECKING:
@@ -114,6 +115,7 @@ def resolve_build(options: Mapping[str, Any]) -> BuildConfig:
     given.setdefault("shards", auto_shards(dumps))
     config = BuildConfig(**{**given, "lang": lang, "entities": expand_entity_tables(given.get("entities", ()))})
     check_inputs(config)
+    check_destination(config.out, input_paths(config, options.get("config")))
     return config
 
 
@@ -128,6 +130,7 @@ def resolve_entities(options: Mapping[str, Any]) -> EntitiesConfig:
         raise InputError(None, f"table format {given['table_format']!r}: choose tsv or parquet")
     config = EntitiesConfig(**{**given, "lang": lang, "entities": expand_entity_tables(given.get("entities", ()))})
     check_inputs(config)
+    check_destination(config.out, input_paths(config, options.get("config")))
     return config
 
 

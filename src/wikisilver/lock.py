@@ -5,6 +5,9 @@ The lock is ``OUT/.wikisilver.lock``, held with ``flock`` for the whole run, and
 holder's pid, host and start time as JSON, so the second run can say who holds it. The kernel
 drops a ``flock`` when its process dies (even by kill -9), so the lock of a dead local run is taken
 over without any guessing; a lock file whose holder is alive refuses the second run, which exits 2.
+The lock file is created with ``O_CREAT|O_EXCL|O_NOFOLLOW`` and opened, when there, with
+``O_NOFOLLOW``: a symlink, a FIFO, a file with other names or a file that holds something other
+than a run's JSON is refused in one line, never followed or written.
 
 An object store (``gs://``, ``s3://``) has no ``flock``: there the lock is the object
 ``OUT/.wikisilver.lock`` holding the same JSON and a token of the run, rewritten every
@@ -24,6 +27,7 @@ import fcntl
 import json
 import os
 import socket
+import stat
 import threading
 import time
 import uuid
@@ -63,9 +67,9 @@ def output_lock(out: Path | str) -> Iterator[Path | str]:
     while True:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as error:
             raise InputError(str(out), f"output directory is not writable ({error.strerror or error})") from None
+        fd = _open_lock_file(path, str(out))
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as error:
@@ -74,26 +78,85 @@ def output_lock(out: Path | str) -> Iterator[Path | str]:
                 raise InputError(str(out), f"cannot lock the output directory ({error.strerror or error})") from None
             raise OutputLocked(str(out), f"another wikisilver run is writing here: {_holder(path)}; "
                                          f"wait for it to finish (lock file {path})") from None
-        try:
-            same = os.fstat(fd).st_ino == os.stat(path).st_ino
-        except FileNotFoundError:
-            same = False
-        if same:
+        if _same_file(fd, path):
             break
         os.close(fd)  # the holder removed the file between our open and our lock: lock the new one
     try:
+        _check_lock_content(fd, path)
+    except InputError:
+        os.close(fd)
+        raise
+    try:
         os.ftruncate(fd, 0)
-        os.write(fd, json.dumps(_holder_info()).encode("utf-8"))
+        os.write(fd, json.dumps(holder_info()).encode("utf-8"))
         yield path
     finally:
         try:
-            path.unlink()
+            if _same_file(fd, path):  # never another file put there meanwhile
+                path.unlink()
         except OSError:
             pass
         os.close(fd)
 
 
-def _holder_info() -> dict:
+def _open_lock_file(path: Path, out: str) -> int:
+    """The lock file, created if absent (O_EXCL), never through a symlink (O_NOFOLLOW); a lock
+    file that is not a plain file with one name is refused, never written."""
+    flags = os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
+    for _ in range(100):  # another run may remove its lock file between our two opens: open again
+        try:
+            try:
+                fd = os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o644)
+            except FileExistsError:
+                fd = os.open(path, flags)  # a lock file left by a run (stale, or alive: flock says)
+            break
+        except FileNotFoundError:
+            if not path.parent.is_dir():
+                raise InputError(out, "output directory is not writable (it was removed)") from None
+        except OSError as error:
+            if error.errno == errno.ELOOP:
+                raise InputError(str(path), "is a symbolic link: refused, a lock file is never followed; "
+                                            "remove it if no wikisilver run is writing here") from None
+            if error.errno == errno.EISDIR:
+                raise InputError(str(path), "is a directory: refused as a lock file") from None
+            raise InputError(out, f"output directory is not writable ({error.strerror or error})") from None
+    else:
+        raise InputError(str(path), "cannot be opened: other runs keep removing it")
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
+        os.close(fd)
+        what = "not a plain file" if not stat.S_ISREG(st.st_mode) else "a file with other names (hard links)"
+        raise InputError(str(path), f"is {what}: refused as a lock file, never written; "
+                                    "remove it if no wikisilver run is writing here")
+    return fd
+
+
+def _check_lock_content(fd: int, path: Path) -> None:
+    """A lock file we may rewrite holds nothing or a run's JSON; anything else is not ours."""
+    data = os.pread(fd, 4096, 0)
+    if not data.strip():
+        return
+    try:
+        info = json.loads(data)
+    except ValueError:
+        info = None
+    if not (isinstance(info, dict) and "pid" in info):
+        raise InputError(str(path), "is not a wikisilver lock file: refused, never overwritten; "
+                                    "remove it if no wikisilver run is writing here")
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    """Whether ``path`` (not followed) is still the file open as ``fd``."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return False
+    mine = os.fstat(fd)
+    return (st.st_ino, st.st_dev) == (mine.st_ino, mine.st_dev)
+
+
+def holder_info() -> dict:
+    """Who runs: pid, host and start time (the lock's content, and a staging folder's marker)."""
     return {"pid": os.getpid(), "host": socket.gethostname(),
             "started": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
 
@@ -114,7 +177,7 @@ def _object_lock(out: str) -> Iterator[str]:
             fresh = False
         if fresh:
             raise held_by_another()
-        text = json.dumps({**_holder_info(), "token": uuid.uuid4().hex})
+        text = json.dumps({**holder_info(), "token": uuid.uuid4().hex})
         data = text.encode("utf-8")
         paths.write_bytes(path, data)
         if paths.read_text(path) != text:  # another run wrote its own at the same time

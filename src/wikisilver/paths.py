@@ -342,16 +342,23 @@ def remove_tree(path: str | os.PathLike) -> None:
 
 
 def move(source: str, target: str) -> None:
-    """Move a directory (locally a rename; remotely each object copied, then deleted) over
-    ``target``, which is removed first."""
+    """Move every file under the directory ``source`` to the same relative path under ``target``
+    (locally a rename each, then the emptied ``source`` removed; remotely each object copied, then
+    deleted). A file of the same name under ``target`` is replaced; every other file there stays."""
     source, target = normalize(source), normalize(target)
-    if not is_remote(target):
-        if os.path.exists(target):
-            shutil.rmtree(target)
-        os.replace(source, target)
-        return
-    remove_tree(target)
     files = walk_files(source)
+    if not is_remote(target):
+        os.makedirs(target, exist_ok=True)
+        for path in files:
+            moved = os.path.join(target, os.path.relpath(path, source))
+            os.makedirs(os.path.dirname(moved), exist_ok=True)
+            os.replace(path, moved)
+        for root, _, _ in sorted(os.walk(source), reverse=True):  # deepest first; only empty ones go
+            try:
+                os.rmdir(root)
+            except OSError:
+                pass
+        return
     if files:
         prefix = source.rstrip("/") + "/"
         _filesystems().rename(files, [join(target, name[len(prefix):]) for name in files])

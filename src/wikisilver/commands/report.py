@@ -14,7 +14,8 @@ HELP = "Write an HTML report (stats, plots, top entities, sample sentences) of a
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("corpus", metavar="OUT_DIR", help="output directory of `wikisilver build`")
     parser.add_argument("--out", metavar="FILE.html",
-                        help="where to write the report (default: OUT_DIR/report.html)")
+                        help="where to write the report (default: OUT_DIR.report.html, beside the corpus "
+                             "folder, never inside it; replaced there only if it is a wikisilver report)")
     parser.add_argument("--samples", type=int, default=10, metavar="N",
                         help="sample sentences to show (default 10)")
     parser.add_argument("--top", type=int, default=10, metavar="N",

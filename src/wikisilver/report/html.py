@@ -13,6 +13,7 @@ untrusted text and is HTML-escaped.
 from __future__ import annotations
 
 import html
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -31,6 +32,9 @@ from wikisilver.report.plots import (
 )
 from wikisilver.report.profile import CorpusProfile, RejectSummary, SampleSentence, profile_corpus, summarize_rejects
 from wikisilver.stats import unread_words
+
+# How every report page starts: what tells a report of ours from another file at its default path.
+_REPORT_HEAD = '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>wikisilver report: '
 
 
 def _e(value: object) -> str:
@@ -191,8 +195,7 @@ def render_report(
 
     plot_html = "".join(f"<h2>{_e(title)}</h2>{body}" for title, body in plots)
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        f"<title>wikisilver report: {_e(corpus_name)}</title><style>{_CSS}</style></head><body>"
+        f"{_REPORT_HEAD}{_e(corpus_name)}</title><style>{_CSS}</style></head><body>"
         f"<h1>wikisilver corpus report</h1>{meta}"
         f"<h2>Summary</h2>{summary}<p class=\"note\">Skipped pages: {skipped_note or 'none'}. "
         f"Parquet rows read: {profile.sentences:,}.</p>"
@@ -206,21 +209,43 @@ def render_report(
 
 def write_report(corpus: str | Path, out: str | Path | None = None, *, samples: int = 10,
                  top: int = 10, seed: int = 0) -> Path:
-    """Write the HTML report of ``corpus`` to ``out`` (default ``corpus/report.html``); either may
-    be on an object store (``gs://``, ``s3://``: wikisilver.paths)."""
+    """Write the HTML report of ``corpus`` to ``out``; either may be on an object store (``gs://``,
+    ``s3://``: wikisilver.paths). By default the report goes beside the corpus, never into it
+    (:func:`default_report_path`), and replaces a file there only if it is a wikisilver report."""
     corpus = paths.normalize(corpus) if paths.is_remote(corpus) else Path(corpus)
     if not paths.isdir(corpus):
         raise InputError(str(corpus), "no such corpus directory")
+    target = out if out is not None else default_report_path(corpus)
+    target = target if paths.is_remote(target) else Path(target)
+    if out is None and paths.exists(target) and not _is_report(target):
+        raise InputError(str(target), "exists and is not a wikisilver report: refused, never replaced; "
+                                      "pass --out FILE.html to write the report elsewhere")
     stats = read_corpus_json(corpus, "stats.json")
     manifest = read_corpus_json(corpus, "manifest.json")
     profile = profile_corpus(corpus, samples=samples, top=top, seed=seed)
     rejects = summarize_rejects(corpus, stats)
     document = render_report(stats, manifest, profile, rejects, corpus_name=str(corpus))
-    target = out if out is not None else paths.join(corpus, "report.html")
-    target = target if paths.is_remote(target) else Path(target)
     try:
         with paths.open_text_write(target, newline=None) as handle:
             handle.write(document)
     except OSError as error:
         raise InputError(str(target), f"cannot write the report ({error.strerror or error})") from None
     return target
+
+
+def default_report_path(corpus: str | Path) -> str:
+    """``<corpus>.report.html``, beside the corpus folder: a build owns its folder's files
+    (wikisilver.ownership), and a report inside it would outlive the corpus it describes."""
+    return paths.absolute(str(corpus)).rstrip("/") + ".report.html"
+
+
+def _is_report(path: str | Path) -> bool:
+    """Whether ``path`` is a plain file starting as :func:`render_report`'s pages do."""
+    if not paths.is_remote(path) and (os.path.islink(path) or not os.path.isfile(path)):
+        return False
+    try:
+        with paths.open_read(path) as handle:
+            head = handle.read(200)
+    except OSError:
+        return False
+    return head.startswith(_REPORT_HEAD.encode())
