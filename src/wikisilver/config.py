@@ -140,8 +140,19 @@ def _given(options: Mapping[str, Any], known: frozenset[str]) -> dict[str, Any]:
     # the first remote file (the --config file itself may be one) is read.
     paths.configure(tuple(given.get("beam_args") or ()))
     if "config" in given:
+        paths.check_remote(given["config"])
         given = {**read_config_file(os.fspath(given.pop("config")), known), **given}
-    return {name: _normalized(name, value) for name, value in given.items()}
+    given = {name: _normalized(name, value) for name, value in given.items()}
+    check_remote_paths(given)
+    return given
+
+
+def check_remote_paths(given: Mapping[str, Any]) -> None:
+    """Every remote input and ``out`` usable, each asked once with a deadline, before anything
+    else reads them (Beam's own calls retry for minutes on missing credentials)."""
+    for name in (f.name for f in dataclasses.fields(EntitiesConfig) if f.name in _PATH_OPTIONS and f.name in given):
+        for value in given[name] if name in _REPEATABLE else (given[name],):
+            paths.check_remote(value, output=name == "out")
 
 
 def _normalized(name: str, value: Any) -> Any:

@@ -208,6 +208,9 @@ def write_report(corpus: str | Path, out: str | Path | None = None, *, samples: 
                  top: int = 10, seed: int = 0) -> Path:
     """Write the HTML report of ``corpus`` to ``out`` (default ``corpus/report.html``); either may
     be on an object store (``gs://``, ``s3://``: wikisilver.paths)."""
+    paths.check_remote(corpus)
+    if out is not None:
+        paths.check_remote(out, output=True)
     corpus = paths.normalize(corpus) if paths.is_remote(corpus) else Path(corpus)
     if not paths.isdir(corpus):
         raise InputError(str(corpus), "no such corpus directory")
