@@ -111,7 +111,8 @@ def resolve_build(options: Mapping[str, Any]) -> BuildConfig:
     lang = resolve_language(given.get("lang"), dumps[0])
     given.setdefault("out", default_out(dumps[0], "demo" if demo else f"{lang}wiki"))
     given.setdefault("shards", auto_shards(dumps))
-    config = BuildConfig(**{**given, "lang": lang, "entities": expand_entity_tables(given.get("entities", ()))})
+    config = BuildConfig(**{**given, **language_folders(given, lang), "lang": lang,
+                            "entities": expand_entity_tables(given.get("entities", ()))})
     check_inputs(config)
     return config
 
@@ -125,9 +126,24 @@ def resolve_entities(options: Mapping[str, Any]) -> EntitiesConfig:
         raise InputError(None, "no output directory given: pass --out DIR")
     if given.get("table_format", "tsv") not in ("tsv", "parquet"):
         raise InputError(None, f"table format {given['table_format']!r}: choose tsv or parquet")
-    config = EntitiesConfig(**{**given, "lang": lang, "entities": expand_entity_tables(given.get("entities", ()))})
+    config = EntitiesConfig(**{**given, **language_folders(given, lang), "lang": lang,
+                               "entities": expand_entity_tables(given.get("entities", ()))})
     check_inputs(config)
     return config
+
+
+def language_folders(given: Mapping[str, Any], lang: str) -> dict[str, str]:
+    """--infobox-mappings as the folder of ``lang``'s files: the folder of all languages names it
+    by its ``<lang>`` subfolder (:func:`wikisilver.entities.infobox.mapping_directory`)."""
+    if not given.get("infobox_mappings"):
+        return {}
+    from wikisilver.entities.infobox import mapping_directory, mapping_language_warning
+
+    folder = mapping_directory(given["infobox_mappings"], lang)
+    warning = mapping_language_warning(folder, lang) if paths.isdir(folder) else None
+    if warning:
+        log.warning("%s", warning)
+    return {"infobox_mappings": folder}
 
 
 def _given(options: Mapping[str, Any], known: frozenset[str]) -> dict[str, Any]:
