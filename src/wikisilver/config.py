@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from wikisilver import paths
 from wikisilver.engines import check_runner
 from wikisilver.errors import InputError, WikisilverError
+from wikisilver.health import DEFAULT_MAX_REJECT_SHARE
 from wikisilver.labels import RULES
 from wikisilver.labels.second_pass import DEFAULT_THRESHOLD
 from wikisilver.text import check_backend
@@ -66,6 +67,7 @@ class BuildConfig:
     second_pass_threshold: float = DEFAULT_THRESHOLD  # its marginal on every UNK token must reach this
     overwrite: bool = False
     strict: bool = False
+    max_reject_share: float = DEFAULT_MAX_REJECT_SHARE  # more pages rejected for one reason: the run fails
     progress_interval: float = 30.0  # seconds between progress lines per worker and stage; 0: none
     beam_args: tuple[str, ...] = field(default=())
 
@@ -342,7 +344,9 @@ def check_inputs(config: BuildConfig) -> None:
     if types_lang(config) != config.lang and not config.langlinks_sql:
         raise InputError(None, f"--types-lang {types_lang(config)} differs from --lang {config.lang}: "
                                "give --langlinks-sql to carry the types across languages")
-    check_backend(config.text_backend)
+    check_backend(config.text_backend, config.lang)
+    for warning in input_warnings(config):
+        log.warning("%s", warning)
     if getattr(config, "second_pass", None):
         from wikisilver.ner.seam import load_model
 
@@ -352,6 +356,19 @@ def check_inputs(config: BuildConfig) -> None:
     if getattr(config, "max_pages", None) is not None and config.max_pages < 1:
         raise InputError(None, "--max-pages must be at least 1")
     check_runner(config.beam_args)
+
+
+def input_warnings(config: BuildConfig) -> list[str]:
+    """What the inputs say against each other (wikisilver.health): --types of another DBpedia
+    chapter than --types-lang, a dump whose articles do not read as --lang."""
+    from wikisilver.health import text_language_warnings, types_language_warnings
+
+    try:
+        header = siteinfo_language(config.dumps[0])
+    except WikisilverError:
+        header = None
+    return [*types_language_warnings(config.types, types_lang(config)),
+            *text_language_warnings(config.dumps[0], config.lang, header)]
 
 
 def check_headers(config: BuildConfig) -> None:
@@ -377,6 +394,9 @@ _ABOVE = {"page_timeout": 0, "sparql_timeout": 0}
 
 def check_numbers(config: BuildConfig) -> None:
     """Every numeric option a number in its range (a --config file can give any TOML value)."""
+    share = config.max_reject_share
+    if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 <= share <= 1:
+        raise InputError(None, f"--max-reject-share must be a number from 0 to 1, not {share!r}")
     for name, low in (*_AT_LEAST.items(), *_ABOVE.items()):
         value, flag = getattr(config, name), f"--{name.replace('_', '-')}"
         whole = name in _AT_LEAST and name != "progress_interval"
