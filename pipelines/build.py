@@ -24,10 +24,12 @@ import apache_beam as beam
 from apache_beam.options.pipeline_options import PipelineOptions
 
 from wikisilver import __version__, paths
-from wikisilver.config import BuildConfig, multistream_indexes
+from wikisilver.config import BuildConfig, multistream_indexes, siteinfo_language, types_lang
 from wikisilver.corpus.card import dataset_card
 from wikisilver.corpus.write import write_json_atomic, write_text_atomic
 from wikisilver.dump import wiki_namespaces
+from wikisilver.errors import WikisilverError
+from wikisilver.health import CorpusRejected, coverage_warnings, dominant_reject, reject_example
 from wikisilver.labels import LabelConfig
 from wikisilver.lock import output_lock
 from wikisilver.ownership import CORPUS, Output, commit, place, prepare_output, staged
@@ -94,10 +96,24 @@ def finalize(staging: str, output: Output, config: BuildConfig) -> dict:
         tsv = paths.join(staging, "tsv", f"{name}.tsv")
         if f"{name}.tsv" not in written:
             write_part([], tsv, paths.join(staging, "parquet", f"{name}.parquet"), with_source=bool(config.second_pass))
-    stats = make_stats(read_counts(staging), max_pages=config.max_pages)
+    counts = read_counts(staging)
+    stats = make_stats(counts, max_pages=config.max_pages)
+    warnings = run_warnings(counts, stats, config)
+    if warnings:  # only then: the stats.json of a sound corpus stays as it was
+        stats["warnings"] = warnings
     place(output, staging, OUTPUT_DIRS)
     write_json_atomic(paths.join(output.path, "stats.json"), stats)
     return stats
+
+
+def run_warnings(counts: dict, stats: dict, config: BuildConfig) -> list[str]:
+    """What the finished run's counts say against its inputs (wikisilver.health)."""
+    try:
+        header = siteinfo_language(config.dumps[0])
+    except WikisilverError:
+        header = None
+    return coverage_warnings(counts, stats, class_sources=bool(config.types or config.sparql), lang=config.lang,
+                             types_lang=types_lang(config), header_lang=header)
 
 
 def run_build(config: BuildConfig) -> dict:
@@ -126,6 +142,9 @@ def run_build(config: BuildConfig) -> dict:
                 config.progress_interval,
             )
             stats = finalize(staging, output, config)
+        rejected = dominant_reject(stats, config.max_reject_share)
+        if rejected is not None:  # not a finished corpus: no dataset card, no manifest (the commit marker)
+            raise CorpusRejected(out, rejected, config.max_reject_share, reject_example(out, rejected.reason))
         manifest = _manifest(config, classes[0], out, started, prints)
         write_text_atomic(paths.join(out, "README.md"), dataset_card(manifest, stats))
         commit(output, manifest)  # manifest.json last: the commit marker

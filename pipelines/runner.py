@@ -292,7 +292,7 @@ def comparable_config(config: BuildConfig, prints: Mapping[str, list[dict]]) -> 
     each input file option as the set of its files' content digests (``prints``:
     :func:`input_fingerprints`)."""
     data = asdict(config)
-    for volatile in ("overwrite", "beam_args", "strict", "progress_interval"):
+    for volatile in ("overwrite", "beam_args", "strict", "progress_interval", "max_reject_share"):
         data.pop(volatile, None)
     if not config.second_pass:  # as a build of a version without the second pass recorded it
         data.pop("second_pass", None)

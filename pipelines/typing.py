@@ -71,9 +71,8 @@ class _AnswerRequests(_TypeTitle):
             # A build types only the titles its articles link to (and the articles themselves).
             return
         typing = self.typing_of(title, groups)
-        found = _counts(typing)
-        if found:
-            yield counts(found)
+        # link_targets: the denominator of the typing coverage the end-of-run check reads (counts.json only)
+        yield counts({**_counts(typing), "link_targets": 1})
         info = typing.info
         if info.entity is None and not info.is_disambiguation:
             # What the labeller does with an untyped target is what it does with one it is not

@@ -300,3 +300,157 @@ def test_a_missing_cloud_input_is_one_line_naming_it(s3):
                        "--out", f"s3://{BUCKET}/never", *beam_options(url))
     assert types.returncode == 2 and f"s3://{BUCKET}/in/gone.nt" in types.stderr
     assert len(types.stderr.strip().splitlines()) == 1, types.stderr
+
+
+# --------------------------------------------------------------------------- failing fast, in one line
+
+FAST_S = 15  # what the user waits at most for the line that says a remote path cannot be used
+
+
+def no_aws_environment() -> dict[str, str]:
+    """The environment with no AWS setting at all: no keys, no profile files, no instance metadata."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    return {**env, "AWS_SHARED_CREDENTIALS_FILE": os.devnull, "AWS_CONFIG_FILE": os.devnull,
+            "AWS_EC2_METADATA_DISABLED": "true"}
+
+
+def timed_cli(env: dict[str, str], *args: str) -> tuple[subprocess.CompletedProcess, float]:
+    import time
+
+    started = time.monotonic()
+    result = subprocess.run([sys.executable, "-m", "wikisilver.cli", *args], capture_output=True, text=True,
+                            timeout=TIMEOUT, env=env)
+    return result, time.monotonic() - started
+
+
+def closed_port() -> int:
+    """A local port nobody listens on (bound, then released)."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def assert_one_line(result: subprocess.CompletedProcess, seconds: float, *words: str) -> None:
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode == 2, result.stderr
+    assert len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
+    assert seconds < FAST_S, f"{seconds:.1f} s: {result.stderr}"
+    for word in words:
+        assert word in lines[0], lines[0]
+
+
+@pytest.mark.slow
+def test_no_credentials_is_one_line_within_seconds_for_build_and_show(s3, tmp_path):
+    url, client = s3
+    client.put_object(Bucket=BUCKET, Key="fast/demo.xml.bz2", Body=Path(DEMO_DUMP).read_bytes())
+    env = {**no_aws_environment(), "AWS_ENDPOINT_URL": url}  # the store answers; we have no keys for it
+    dump = f"s3://{BUCKET}/fast/demo.xml.bz2"
+    built, seconds = timed_cli(env, "build", "--dump", dump, "--lang", "en", "--types", DEMO_TYPES,
+                               "--out", str(tmp_path / "out"), "--s3_endpoint_url", url)
+    assert_one_line(built, seconds, dump, "no S3 credentials", "AWS_ACCESS_KEY_ID")
+    out = f"s3://{BUCKET}/fast/corpus"  # --out alone on the store: checked as well
+    built, seconds = timed_cli(env, "build", "--demo", "--out", out)
+    assert_one_line(built, seconds, out, "no S3 credentials")
+    shown, seconds = timed_cli(env, "show", f"s3://{BUCKET}/fast/corpus", "--list")
+    assert_one_line(shown, seconds, "no S3 credentials")
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.slow
+def test_unreachable_endpoint_is_one_line_within_seconds(tmp_path):
+    endpoint = f"http://127.0.0.1:{closed_port()}"
+    env = {**no_aws_environment(), **CREDENTIALS, "AWS_ENDPOINT_URL": endpoint}
+    built, seconds = timed_cli(env, "build", "--demo", "--types", f"s3://{BUCKET}/in/types.nt",
+                               "--out", str(tmp_path / "out"))
+    assert_one_line(built, seconds, f"s3://{BUCKET}/in/types.nt", "cannot reach the S3 endpoint", endpoint)
+    shown, seconds = timed_cli(env, "show", f"s3://{BUCKET}/corpus", "--title", "Budapest")
+    assert_one_line(shown, seconds, "cannot reach the S3 endpoint")
+    reported, seconds = timed_cli(env, "report", f"s3://{BUCKET}/corpus")
+    assert_one_line(reported, seconds, "cannot reach the S3 endpoint")
+
+
+@pytest.mark.slow
+def test_missing_object_or_bucket_is_one_line_within_seconds(s3, tmp_path):
+    url, _ = s3
+    env = {**no_aws_environment(), **CREDENTIALS, "AWS_ENDPOINT_URL": url}
+    shown, seconds = timed_cli(env, "show", f"s3://{BUCKET}/no-corpus-here", "--list")
+    assert_one_line(shown, seconds, f"s3://{BUCKET}/no-corpus-here", "no such file or directory")
+    built, seconds = timed_cli(env, "build", "--demo", "--out", "s3://no-such-bucket/corpus", *beam_options(url))
+    assert_one_line(built, seconds, "s3://no-such-bucket/corpus", "no such bucket")
+    exported, seconds = timed_cli(env, "export", f"s3://{BUCKET}/gone", "--format", "jsonl",
+                                  "--out", str(tmp_path / "x.jsonl"))
+    assert_one_line(exported, seconds, "no such file or directory")
+
+
+@pytest.mark.slow
+def test_download_schemes_and_unknown_ones_are_named(tmp_path):
+    env = no_aws_environment()
+    built, seconds = timed_cli(env, "build", "--demo", "--types", "https://example.org/types.nt",
+                               "--out", str(tmp_path / "out"))
+    assert_one_line(built, seconds, "https:// inputs are not supported", "download the file first")
+    shown, seconds = timed_cli(env, "show", "ftp://example.org/corpus", "--list")
+    assert_one_line(shown, seconds, "ftp:// inputs are not supported")
+
+
+# --------------------------------------------------------------------------- the check itself
+
+
+def test_check_remote_passes_what_the_store_has_and_says_why_not(s3):
+    from wikisilver.errors import InputError
+
+    _, client = s3
+    client.put_object(Bucket=BUCKET, Key="check/dir/file.txt", Body=b"x")
+    paths.check_remote(f"s3://{BUCKET}/check/dir/file.txt")  # a file
+    paths.check_remote(f"s3://{BUCKET}/check/dir")  # a "directory": objects under the prefix
+    paths.check_remote(f"s3://{BUCKET}/check/new-corpus", output=True)  # an output need not exist
+    paths.check_remote("/no/such/local/path")  # local paths are the other checks' business
+    with pytest.raises(InputError, match="no such file or directory"):
+        paths.check_remote(f"s3://{BUCKET}/check/missing.txt")
+    with pytest.raises(InputError, match="no such bucket 'wikisilver-absent'"):
+        paths.check_remote("s3://wikisilver-absent/corpus", output=True)
+    with pytest.raises(InputError, match="no bucket in the path"):
+        paths.check_remote("s3:///key")
+    with pytest.raises(InputError, match=r"^https://x\.org/a\.nt: https:// inputs are not supported"):
+        paths.check_remote("https://x.org/a.nt")
+    with pytest.raises(InputError, match="https:// outputs are not supported"):
+        paths.check_remote("https://x.org/out", output=True)
+    with pytest.raises(InputError, match="xyz:// is no file system"):
+        paths.check_remote("xyz://x/y")
+
+
+def test_check_remote_without_credentials_or_endpoint_is_quick(monkeypatch):
+    import time
+
+    from wikisilver.errors import InputError
+
+    for name in [k for k in os.environ if k.startswith("AWS_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", os.devnull)
+    monkeypatch.setenv("AWS_CONFIG_FILE", os.devnull)
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    endpoint = f"http://127.0.0.1:{closed_port()}"
+    paths.configure([f"--s3_endpoint_url={endpoint}", "--s3_region_name=us-east-1"])
+    started = time.monotonic()
+    with pytest.raises(InputError, match="no S3 credentials"):
+        paths.check_remote(f"s3://{BUCKET}/x.xml.bz2")
+    paths.configure([f"--s3_endpoint_url={endpoint}", "--s3_access_key_id=k", "--s3_secret_access_key=s",
+                     "--s3_region_name=us-east-1"])
+    with pytest.raises(InputError, match=f"cannot reach the S3 endpoint {endpoint}"):
+        paths.check_remote(f"s3://{BUCKET}/x.xml.bz2")
+    assert time.monotonic() - started < FAST_S
+
+
+def test_a_probe_that_hangs_is_cut_off_at_the_deadline(monkeypatch):
+    import time
+
+    from wikisilver import remote
+    from wikisilver.errors import InputError
+
+    monkeypatch.setattr(remote, "PROBE_DEADLINE_S", 0.5)
+    monkeypatch.setattr(remote, "_probe_s3", lambda path, output: time.sleep(30))
+    started = time.monotonic()
+    with pytest.raises(InputError, match=r"no answer from s3:// within 0 s|no answer from s3://"):
+        remote.check_remote(f"s3://{BUCKET}/slow.nt")
+    assert time.monotonic() - started < 5

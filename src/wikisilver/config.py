@@ -23,6 +23,7 @@ from wikisilver import paths
 from wikisilver.engines import check_runner
 from wikisilver.errors import InputError, WikisilverError
 from wikisilver.files import special_kind
+from wikisilver.health import DEFAULT_MAX_REJECT_SHARE
 from wikisilver.labels import RULES
 from wikisilver.labels.second_pass import DEFAULT_THRESHOLD
 from wikisilver.destination import check_destination, input_paths
@@ -68,6 +69,7 @@ class BuildConfig:
     second_pass_threshold: float = DEFAULT_THRESHOLD  # its marginal on every UNK token must reach this
     overwrite: bool = False
     strict: bool = False
+    max_reject_share: float = DEFAULT_MAX_REJECT_SHARE  # more pages rejected for one reason: the run fails
     progress_interval: float = 30.0  # seconds between progress lines per worker and stage; 0: none
     beam_args: tuple[str, ...] = field(default=())
 
@@ -113,7 +115,8 @@ def resolve_build(options: Mapping[str, Any]) -> BuildConfig:
     lang = resolve_language(given.get("lang"), dumps[0])
     given.setdefault("out", default_out(dumps[0], "demo" if demo else f"{lang}wiki"))
     given.setdefault("shards", auto_shards(dumps))
-    config = BuildConfig(**{**given, "lang": lang, "entities": expand_entity_tables(given.get("entities", ()))})
+    config = BuildConfig(**{**given, **language_folders(given, lang), "lang": lang,
+                            "entities": expand_entity_tables(given.get("entities", ()))})
     check_inputs(config)
     check_destination(config.out, input_paths(config, options.get("config")))
     return config
@@ -128,10 +131,25 @@ def resolve_entities(options: Mapping[str, Any]) -> EntitiesConfig:
         raise InputError(None, "no output directory given: pass --out DIR")
     if given.get("table_format", "tsv") not in ("tsv", "parquet"):
         raise InputError(None, f"table format {given['table_format']!r}: choose tsv or parquet")
-    config = EntitiesConfig(**{**given, "lang": lang, "entities": expand_entity_tables(given.get("entities", ()))})
+    config = EntitiesConfig(**{**given, **language_folders(given, lang), "lang": lang,
+                               "entities": expand_entity_tables(given.get("entities", ()))})
     check_inputs(config)
     check_destination(config.out, input_paths(config, options.get("config")))
     return config
+
+
+def language_folders(given: Mapping[str, Any], lang: str) -> dict[str, str]:
+    """--infobox-mappings as the folder of ``lang``'s files: the folder of all languages names it
+    by its ``<lang>`` subfolder (:func:`wikisilver.entities.infobox.mapping_directory`)."""
+    if not given.get("infobox_mappings"):
+        return {}
+    from wikisilver.entities.infobox import mapping_directory, mapping_language_warning
+
+    folder = mapping_directory(given["infobox_mappings"], lang)
+    warning = mapping_language_warning(folder, lang) if paths.isdir(folder) else None
+    if warning:
+        log.warning("%s", warning)
+    return {"infobox_mappings": folder}
 
 
 def _given(options: Mapping[str, Any], known: frozenset[str]) -> dict[str, Any]:
@@ -144,8 +162,19 @@ def _given(options: Mapping[str, Any], known: frozenset[str]) -> dict[str, Any]:
     # the first remote file (the --config file itself may be one) is read.
     paths.configure(tuple(given.get("beam_args") or ()))
     if "config" in given:
+        paths.check_remote(given["config"])
         given = {**read_config_file(os.fspath(given.pop("config")), known), **given}
-    return {name: _normalized(name, value) for name, value in given.items()}
+    given = {name: _normalized(name, value) for name, value in given.items()}
+    check_remote_paths(given)
+    return given
+
+
+def check_remote_paths(given: Mapping[str, Any]) -> None:
+    """Every remote input and ``out`` usable, each asked once with a deadline, before anything
+    else reads them (Beam's own calls retry for minutes on missing credentials)."""
+    for name in (f.name for f in dataclasses.fields(EntitiesConfig) if f.name in _PATH_OPTIONS and f.name in given):
+        for value in given[name] if name in _REPEATABLE else (given[name],):
+            paths.check_remote(value, output=name == "out")
 
 
 def _normalized(name: str, value: Any) -> Any:
@@ -325,7 +354,9 @@ def check_inputs(config: BuildConfig) -> None:
     if types_lang(config) != config.lang and not config.langlinks_sql:
         raise InputError(None, f"--types-lang {types_lang(config)} differs from --lang {config.lang}: "
                                "give --langlinks-sql to carry the types across languages")
-    check_backend(config.text_backend)
+    check_backend(config.text_backend, config.lang)
+    for warning in input_warnings(config):
+        log.warning("%s", warning)
     if getattr(config, "second_pass", None):
         from wikisilver.ner.seam import load_model
 
@@ -335,6 +366,19 @@ def check_inputs(config: BuildConfig) -> None:
     if getattr(config, "max_pages", None) is not None and config.max_pages < 1:
         raise InputError(None, "--max-pages must be at least 1")
     check_runner(config.beam_args)
+
+
+def input_warnings(config: BuildConfig) -> list[str]:
+    """What the inputs say against each other (wikisilver.health): --types of another DBpedia
+    chapter than --types-lang, a dump whose articles do not read as --lang."""
+    from wikisilver.health import text_language_warnings, types_language_warnings
+
+    try:
+        header = siteinfo_language(config.dumps[0])
+    except WikisilverError:
+        header = None
+    return [*types_language_warnings(config.types, types_lang(config)),
+            *text_language_warnings(config.dumps[0], config.lang, header)]
 
 
 def check_headers(config: BuildConfig) -> None:
@@ -364,6 +408,9 @@ _AT_MOST = {"redirect_hops": 100}
 
 def check_numbers(config: BuildConfig) -> None:
     """Every numeric option a number in its range (a --config file can give any TOML value)."""
+    share = config.max_reject_share
+    if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 <= share <= 1:
+        raise InputError(None, f"--max-reject-share must be a number from 0 to 1, not {share!r}")
     for name, low in (*_AT_LEAST.items(), *_ABOVE.items()):
         value, flag = getattr(config, name), f"--{name.replace('_', '-')}"
         whole = name in _AT_LEAST and name != "progress_interval"

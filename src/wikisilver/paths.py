@@ -95,6 +95,18 @@ def configure(beam_args: Sequence[str]) -> None:
     _filesystems().set_options(PipelineOptions(list(beam_args)))
 
 
+def check_remote(path: str | os.PathLike, *, output: bool = False) -> None:
+    """Before any work: fail in one line (InputError), within seconds, when a remote input cannot
+    be read or a remote output's store cannot be reached (no credentials, no answer from the
+    endpoint, no such bucket or object, a scheme no file system reads); local paths pass.
+    Every command calls it on the paths it was given (:mod:`wikisilver.remote` probes)."""
+    path = normalize(path)
+    if is_remote(path):
+        from wikisilver.remote import check_remote as probe
+
+        probe(path, output=output)
+
+
 def _remote_error(path: str, error: Exception) -> OSError:
     """A FileSystems failure as an OSError naming its cause in one line (a missing object stays
     FileNotFoundError)."""

@@ -73,6 +73,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "remote runner's counters as often (default 30; 0: no progress lines)")
     tuning.add_argument("--strict", action="store_true",
                         help="exit non-zero when any page was rejected or a dump was truncated/corrupt")
+    tuning.add_argument("--max-reject-share", type=float, metavar="SHARE",
+                        help="fail the build (exit 1, corpus not finished) when one reject reason takes more than "
+                             "this share of the pages that could be used (default 0.5; 1: never)")
     tuning.add_argument("--drop-low-quality", action="store_true",
                         help="drop fragment sentences instead of keeping them flagged low_quality")
     tuning.add_argument("--disable-rule", dest="disabled_rules", action="append", metavar="RULE",
@@ -107,6 +110,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from wikisilver.commands import job_options
     from wikisilver.config import resolve_build
+    from wikisilver.health import CorpusRejected
     from wikisilver.pipelines.build import run_build
     from wikisilver.pipelines.runner import AlreadyBuilt
     from wikisilver.stats import describe_problems, page_problems
@@ -114,6 +118,9 @@ def run(args: argparse.Namespace) -> int:
     config = resolve_build(job_options(args))
     try:
         stats = run_build(config)
+    except CorpusRejected as failed:
+        print(f"wikisilver build: error: {failed}", file=sys.stderr)
+        return 1
     except AlreadyBuilt as done:
         rejected, stream_errors = page_problems(done.stats)
         if config.strict and (rejected or stream_errors):  # what --strict failed on then still holds
@@ -125,6 +132,8 @@ def run(args: argparse.Namespace) -> int:
               "nothing to do (pass --overwrite to rebuild)", file=sys.stderr)
         return 0
     print_summary(config.out, stats)
+    for warning in stats.get("warnings", ()):
+        print(f"wikisilver build: warning: {warning}", file=sys.stderr)
     rejected, stream_errors = page_problems(stats)
     if rejected or stream_errors:
         print(f"wikisilver build: warning: {describe_problems(stats)}; see {config.out}/rejects/", file=sys.stderr)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from wikisilver import paths
 from wikisilver.corpus.export import EXPORT_FORMATS, SCHEMES, export_corpus
 from wikisilver.corpus.read import OUR_TAGSETS
 
@@ -27,6 +28,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    paths.check_remote(args.corpus)
+    paths.check_remote(args.out, output=True)
     report = export_corpus(
         args.corpus, args.out, args.format, scheme=args.scheme, tagset=args.tagset,
         exclude_low_quality=args.exclude_low_quality, exclude_second_pass=args.exclude_second_pass,

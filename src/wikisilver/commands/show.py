@@ -7,6 +7,7 @@ import os
 import random
 import sys
 
+from wikisilver import paths
 from wikisilver.errors import InputError
 from wikisilver.corpus.export import bracketed
 from wikisilver.corpus.read import OUR_TAGSETS, article_titles, close_titles, read_article
@@ -40,6 +41,7 @@ def _use_colour(choice: str) -> bool:
 def run(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 1:
         raise InputError(None, "--limit must be at least 1")
+    paths.check_remote(args.corpus)
     if args.list:
         titles = article_titles(args.corpus)
         for name, count in (titles.items() if args.limit is None else list(titles.items())[: args.limit]):

@@ -78,12 +78,36 @@ def _yaml_type(feature: dict | list) -> str:
     return f"sequence: {item['dtype']}"
 
 
+def wiki_name(manifest: Mapping) -> str:
+    """The wiki a corpus is built from, by the build's language (``--lang``): ``huwiki`` for
+    ``hu``; a dump's ``<siteinfo>`` dbname only where it names the same language (``enwiktionary``
+    for ``en``), since a header can be wrong (the shared huwiki extract says enwiki)."""
+    lang = manifest.get("language")
+    dumps = manifest.get("dumps") or []
+    if not lang:
+        return ", ".join(sorted({d.get("dbname") or "?" for d in dumps})) or "?"
+    agreeing = sorted({d["dbname"] for d in dumps if d.get("dbname") and d.get("language") == lang})
+    return agreeing[0] if len(agreeing) == 1 else f"{lang.replace('-', '_')}wiki"
+
+
+def article_url(manifest: Mapping) -> str:
+    """Where an article of the corpus is on the web, ``<title>`` standing for its title."""
+    lang = manifest.get("language")
+    return f"https://{lang}.wikipedia.org/wiki/<title>" if lang else "https://<lang>.wikipedia.org/wiki/<title>"
+
+
+def _dump_line(dump: Mapping, wiki: str) -> str:
+    header = dump.get("dbname")
+    said = f"; its <siteinfo> says {header}" if header and header != wiki else ""
+    return (f"- `{os.path.basename(dump.get('path', ''))}` ({wiki}{said}, dump date "
+            f"{dump.get('dump_date') or 'unknown'}, sha256 `{dump.get('sha256', '')[:16]}…`)")
+
+
 def dataset_card(manifest: Mapping, stats: Mapping) -> str:
     """The README.md of a corpus from its manifest.json and stats.json objects."""
     dumps = manifest.get("dumps") or []
-    wikis = sorted({d.get("dbname") or "?" for d in dumps})
     dates = sorted({d.get("dump_date") or "unknown" for d in dumps})
-    wiki = ", ".join(wikis)
+    wiki = wiki_name(manifest)
     lines = _front_matter(manifest, stats)
     lines += [
         "",
@@ -95,8 +119,7 @@ def dataset_card(manifest: Mapping, stats: Mapping) -> str:
         "",
         "## Source",
         "",
-        *[f"- `{os.path.basename(d.get('path', ''))}` ({d.get('dbname') or '?'}, dump date "
-          f"{d.get('dump_date') or 'unknown'}, sha256 `{d.get('sha256', '')[:16]}…`)" for d in dumps],
+        *[_dump_line(d, wiki) for d in dumps],
         f"- built {manifest.get('finished') or manifest.get('started') or ''}, language "
         f"`{manifest.get('language', '')}`",
         "",
@@ -105,7 +128,7 @@ def dataset_card(manifest: Mapping, stats: Mapping) -> str:
         "The text comes from Wikipedia and is licensed under the Creative Commons Attribution-ShareAlike",
         "4.0 licence (CC BY-SA 4.0, https://creativecommons.org/licenses/by-sa/4.0/). Attribution: the",
         f"authors of the {wiki} articles, whose revision histories are on Wikipedia (each",
-        "sentence's `title` names its article: `https://<lang>.wikipedia.org/wiki/<title>`). Share",
+        f"sentence's `title` names its article: `{article_url(manifest)}`). Share",
         "adaptations under the same licence. The entity types come from DBpedia (CC BY-SA as well).",
         "",
         "## Counts",
@@ -127,6 +150,9 @@ def dataset_card(manifest: Mapping, stats: Mapping) -> str:
     if stats.get("bytes_skipped"):
         lines.append(f"| pages unread (estimate) | {unread_words(stats)}, in {stats['bytes_skipped']:,} compressed "
                      "bytes of corrupt blocks skipped |")
+    if stats.get("warnings"):
+        lines += ["", "## Warnings", "", "The build found this corpus weaker than its inputs promise:", "",
+                  *[f"- {warning}" for warning in stats["warnings"]]]
     lines += [
         "",
         "## Files and columns",

@@ -88,6 +88,36 @@ def _mapping_classes(text: str) -> tuple[str, ...]:
     return tuple(classes)
 
 
+def mapping_directory(directory: str, lang: str) -> str:
+    """The folder of ``lang``'s mapping files that ``--infobox-mappings DIR`` names: ``DIR`` itself
+    when it holds ``Mapping_*.ttl`` files, else ``DIR/<lang>`` when that exists (DIR is the folder
+    of all languages, as DBpedia lays them out: ``mappings/en``, ``mappings/hu``, …). A missing
+    ``DIR`` is returned as it is, for the input checks to name; a folder of neither kind fails."""
+    if not paths.isdir(directory):
+        return directory
+    if any(_MAPPING_FILE.match(unquote(paths.basename(path))) for path in paths.listdir(directory)):
+        return directory
+    inner = paths.join(directory, lang)
+    if paths.isdir(inner):
+        return inner
+    raise InputError(directory, f"no DBpedia mapping files (Mapping_{lang}:*.ttl) in it, and no {lang}/ folder of them "
+                                "(give the folder of one language, or the folder that holds one per language)")
+
+
+def mapping_language_warning(directory: str, lang: str) -> str | None:
+    """A warning when the mapping files of ``directory`` are another language's (``Mapping_en:…``
+    for a Hungarian build): that language's template names rarely match the dump's infoboxes."""
+    for path in paths.listdir(directory):
+        found = re.match(r"^Mapping_([\w\-]+):", unquote(paths.basename(path)))
+        if found:
+            other = found.group(1)
+            if other != lang:
+                return (f"{directory}: mapping files of {other} (Mapping_{other}:…), but the build is in {lang}: "
+                        f"{other} infobox names rarely match a {lang} dump's (give the {lang} folder, or its parent)")
+            return None
+    return None
+
+
 def load_infobox_mappings(directory: str) -> dict[str, tuple[str, ...]]:
     """Template key (:func:`wikisilver.wikitext.template_key`) -> DBpedia classes, of one language.
 

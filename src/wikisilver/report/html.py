@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from wikisilver import paths
+from wikisilver.corpus.card import wiki_name
 from wikisilver.corpus.read import read_corpus_json
 from wikisilver.errors import InputError
 from wikisilver.report.plots import (
@@ -77,7 +78,7 @@ th{background:#f4f4f4}.meta td:first-child{font-weight:600}img{max-width:100%}
 .sentence{margin:.6em 0;padding:.4em .6em;background:#fafafa;border-left:3px solid #ccc}
 .sentence .where{color:#666;font-size:.85em}
 mark.ent{border-radius:3px;padding:0 .15em}mark.ent sub{font-size:.65em;margin-left:.15em;color:#444}
-.note{color:#666;font-size:.9em}
+.note{color:#666;font-size:.9em}.warnings{color:#8a4b00}
 """ + "".join(
     f"mark.ent-{tag}{{background:{TAG_BACKGROUNDS[tag]};border-bottom:2px solid {TAG_COLOURS[tag]}}}"
     for tag in TAG_COLOURS
@@ -105,13 +106,15 @@ def render_report(
     """The whole report as one self-contained HTML document."""
     language = manifest.get("language") or "?"
     dumps = manifest.get("dumps") or []
+    wiki = wiki_name(manifest)
     dump_rows = "".join(
         f"<tr><td>dump</td><td>{_e(Path(str(d.get('path', ''))).name)} "
-        f"({_e(d.get('dbname') or '?')}, dump date {_e(d.get('dump_date') or 'unknown')})</td></tr>"
+        f"({_e(wiki)}{_e(_header_note(d, wiki))}, dump date {_e(d.get('dump_date') or 'unknown')})</td></tr>"
         for d in dumps
     )
     meta = (
         f'<table class="meta"><tr><td>corpus</td><td>{_e(corpus_name)}</td></tr>'
+        f"<tr><td>wiki</td><td>{_e(wiki)} (articles on {_e(language)}.wikipedia.org)</td></tr>"
         f"<tr><td>language</td><td>{_e(language)}</td></tr>{dump_rows}"
         f"<tr><td>built</td><td>{_e(manifest.get('started', '?'))} → {_e(manifest.get('finished', '?'))}</td></tr>"
         f"<tr><td>tool</td><td>{_e(manifest.get('tool', 'wikisilver'))} {_e(manifest.get('version', '?'))}</td></tr>"
@@ -194,9 +197,11 @@ def render_report(
     ) or "<p>No sentence with an entity mention.</p>"
 
     plot_html = "".join(f"<h2>{_e(title)}</h2>{body}" for title, body in plots)
+    warnings = "".join(f"<li>{_e(warning)}</li>" for warning in stats.get("warnings") or ())
+    warning_html = f'<h2>Warnings</h2><ul class="warnings">{warnings}</ul>' if warnings else ""
     return (
         f"{_REPORT_HEAD}{_e(corpus_name)}</title><style>{_CSS}</style></head><body>"
-        f"<h1>wikisilver corpus report</h1>{meta}"
+        f"<h1>wikisilver corpus report</h1>{meta}{warning_html}"
         f"<h2>Summary</h2>{summary}<p class=\"note\">Skipped pages: {skipped_note or 'none'}. "
         f"Parquet rows read: {profile.sentences:,}.</p>"
         f"{plot_html}"
@@ -207,11 +212,19 @@ def render_report(
     )
 
 
+def _header_note(dump: Mapping, wiki: str) -> str:
+    header = dump.get("dbname")
+    return f"; its <siteinfo> says {header}" if header and header != wiki else ""
+
+
 def write_report(corpus: str | Path, out: str | Path | None = None, *, samples: int = 10,
                  top: int = 10, seed: int = 0) -> Path:
     """Write the HTML report of ``corpus`` to ``out``; either may be on an object store (``gs://``,
     ``s3://``: wikisilver.paths). By default the report goes beside the corpus, never into it
     (:func:`default_report_path`), and replaces a file there only if it is a wikisilver report."""
+    paths.check_remote(corpus)
+    if out is not None:
+        paths.check_remote(out, output=True)
     corpus = paths.normalize(corpus) if paths.is_remote(corpus) else Path(corpus)
     if not paths.isdir(corpus):
         raise InputError(str(corpus), "no such corpus directory")

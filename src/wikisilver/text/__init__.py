@@ -18,13 +18,18 @@ from wikisilver.errors import InputError
 from wikisilver.text.base import TextProcessor
 from wikisilver.text.punkt import train_punkt
 
-__all__ = ["TextProcessor", "SpacyProcessor", "check_backend", "get_processor", "train_punkt"]
+__all__ = ["TextProcessor", "SpacyProcessor", "check_backend", "get_processor", "probe_processor", "train_punkt"]
 
 
-def check_backend(backend: str) -> None:
-    """Fail in one line, before any work, for a backend that :func:`get_processor` could not load:
-    an unknown name, spaCy missing, or a spaCy pipeline that is neither installed nor a saved
-    pipeline directory. (Nothing is loaded here: the workers load the pipeline.)"""
+def check_backend(backend: str, lang: str = "en") -> None:
+    """Fail in one line, before any work, for a backend that :func:`get_processor` could not load
+    or that fails on a sample text: an unknown name, spaCy missing, a spaCy pipeline that is
+    neither installed nor a saved pipeline directory, or one that cannot do what the labeller
+    asks of it (a pipeline without sentence boundaries would reject every page, E030).
+
+    A spaCy pipeline is loaded here once and run on :data:`PROBE_TEXT` (in-process runners reuse
+    it: :func:`get_processor` is cached); the built-in processors are the project's own, tested
+    with it, and are not loaded twice."""
     model = _spacy_pipeline(backend)
     if model is None:
         return
@@ -33,10 +38,43 @@ def check_backend(backend: str) -> None:
     if os.path.isdir(model):
         if not os.path.isfile(os.path.join(model, "config.cfg")):
             raise InputError(model, "not a spaCy pipeline saved with nlp.to_disk (no config.cfg)")
-        return
-    if os.sep in model or not model.isidentifier() or importlib.util.find_spec(model) is None:
+    elif os.sep in model or not model.isidentifier() or importlib.util.find_spec(model) is None:
         raise InputError(None, f"spaCy pipeline {model!r} is not installed: python -m spacy download {model}"
                                " (or give the path of a pipeline saved with nlp.to_disk)")
+    probe_processor(get_processor(lang, backend), backend)
+
+
+# What a backend is tried on before a build: two sentences, a name, the words the labeller looks at.
+PROBE_TEXT = "Berlin is the capital of Germany. It lies on the Spree."
+
+
+def probe_processor(processor: TextProcessor, backend: str) -> None:
+    """Run ``processor`` as the labeller does (sentences, their tokens, lemma and POS) on
+    :data:`PROBE_TEXT`: an error, no sentence, no token or annotations that do not match the
+    tokens is one InputError line naming the backend."""
+    def fail(reason: str) -> InputError:
+        return InputError(None, f"text backend {backend} fails on a sample text ({PROBE_TEXT!r}): {reason}")
+
+    try:
+        spans = processor.split_sentences(PROBE_TEXT)
+        if not spans:
+            raise fail("it splits no sentence")
+        for start, end in spans:
+            tokens = [PROBE_TEXT[s:e] for s, e in processor.tokenize(PROBE_TEXT, start, end)]
+            if not tokens:
+                raise fail(f"no token in the sentence {PROBE_TEXT[start:end]!r}")
+            annotations = processor.annotate(tokens)
+            if len(annotations) != len(tokens):
+                raise fail(f"{len(annotations)} lemma/POS pairs for {len(tokens)} tokens")
+            processor.has_finite_verb(tokens, annotations)
+    except InputError:
+        raise
+    except Exception as error:  # noqa: BLE001 - any failure here would reject every page of the build
+        message = " ".join(str(error).split())
+        if "[E030]" in message:
+            raise fail("the spaCy pipeline sets no sentence boundaries (spaCy E030): add a sentencizer, "
+                       "senter or parser to it (nlp.add_pipe(\"sentencizer\"), then nlp.to_disk)") from None
+        raise fail(f"{type(error).__name__}: {message[:200]}") from None
 
 
 def _spacy_pipeline(backend: str) -> str | None:
