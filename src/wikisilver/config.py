@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wikisilver import paths
+from wikisilver.destination import check_destination, input_paths
 from wikisilver.engines import check_runner
 from wikisilver.errors import InputError, WikisilverError
 from wikisilver.labels import RULES
 from wikisilver.labels.second_pass import DEFAULT_THRESHOLD
-from wikisilver.destination import check_destination, input_paths
 from wikisilver.text import check_backend
 
 if TYPE_CHECKING:
