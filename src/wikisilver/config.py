@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wikisilver import paths
+from wikisilver.destination import check_destination, input_paths
 from wikisilver.engines import check_runner
 from wikisilver.errors import InputError, WikisilverError
 from wikisilver.files import special_kind
 from wikisilver.health import DEFAULT_MAX_REJECT_SHARE
 from wikisilver.labels import RULES
 from wikisilver.labels.second_pass import DEFAULT_THRESHOLD
-from wikisilver.destination import check_destination, input_paths
 from wikisilver.text import check_backend
 
 if TYPE_CHECKING:

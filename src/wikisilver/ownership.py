@@ -320,6 +320,8 @@ def _delete_owned(out: str, files: Iterable[str], keep: Iterable[str] = ()) -> N
             os.unlink(path)
         except FileNotFoundError:
             pass
+        except OSError as error:
+            raise OutputError(path, f"cannot delete: {error.strerror or error}") from None
     for folder in sorted({rel.split("/")[0] for rel in files if "/" in rel} - set(keep)):
         try:
             os.rmdir(os.path.join(out, folder))  # only when empty
