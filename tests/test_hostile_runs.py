@@ -168,7 +168,6 @@ def test_lock_of_a_dead_run_is_taken_over(inputs, tmp_path) -> None:
     assert (out / "manifest.json").exists() and not (out / LOCK_NAME).exists()
 
 
-@pytest.mark.slow
 def many_pages(xml: Path, times: int) -> Path:
     """The dump with its pages repeated ``times`` times under new titles and ids: a build of it takes
     long enough (tens of seconds) for a second build to start while the first still holds the lock."""
