@@ -145,8 +145,9 @@ class EntityTable:
 
     # -- surrogates ------------------------------------------------------------------------------
 
-    def _pool(self, kind: str, cls: str | None, length: int | None) -> list[tuple[str, ...]]:
-        """Uninflected names of a type (and class, and length): indexed in one pass when first asked."""
+    def _pool(self, kind: str, cls: str | None, length: int | None, frequent: bool) -> list[tuple[str, ...]]:
+        """Uninflected names of a type (and class, and length; ``frequent``: seen more than once, which
+        a mislabelled silver span rarely is): indexed in one pass when first asked."""
         if not self._pools:
             pools: dict[tuple, set] = defaultdict(set)
             for surface, base in self.bases.items():
@@ -154,19 +155,21 @@ class EntityTable:
                 if base != surface or surface_kind is None or not _looks_like_a_name(surface, surface_kind):
                     continue
                 surface_class = self.class_of(surface, surface_kind)
+                seen = {False, sum(self.types[surface].values()) > 1}
                 for c in {None, surface_class}:
                     for n in (None, len(surface)):
-                        pools[(surface_kind, c, n)].add(surface)
+                        for f in seen:
+                            pools[(surface_kind, c, n, f)].add(surface)
             self._pools.update({key: sorted(found) for key, found in pools.items()})
             self._pools[None] = []  # built, even if empty
-        return self._pools.get((kind, cls, length), [])
+        return self._pools.get((kind, cls, length, frequent), [])
 
     def surrogate(
         self, kind: str, original: Sequence[str], rng: random.Random, avoid: set[tuple[str, ...]],
         cls: str | None = None, avoid_words: set[str] = frozenset(),
     ) -> tuple[str, ...] | None:
-        """An uninflected name of ``kind`` (of class ``cls`` where the corpus has others of it, of
-        the original's length where it can), never in ``avoid`` and sharing no word with the
+        """An uninflected name of ``kind`` (one the corpus has more than once, of class ``cls``, of
+        the original's length, where it can), never in ``avoid`` and sharing no word with the
         original nor with ``avoid_words`` (casefolded: the document's other names); None when none
         is found (the corpus has none left, or none among the names looked at)."""
         words = {token.casefold() for token in original} | set(avoid_words)
@@ -174,8 +177,9 @@ class EntityTable:
         def fits(candidate: tuple[str, ...]) -> bool:
             return candidate not in avoid and not words & {token.casefold() for token in candidate}
 
-        pools = [self._pool(kind, cls, len(original)), self._pool(kind, cls, None)] if cls else []
-        for pool in (*pools, self._pool(kind, None, len(original)), self._pool(kind, None, None)):
+        keys = [(cls, len(original)), (cls, None)] if cls else []
+        keys += [(None, len(original)), (None, None)]
+        for pool in (self._pool(kind, c, n, frequent) for frequent in (True, False) for c, n in keys):
             if not pool:
                 continue
             for _ in range(min(_TRIES, len(pool))):
