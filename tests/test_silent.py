@@ -98,7 +98,7 @@ def test_dominant_reject_is_the_reason_over_the_share_of_usable_pages():
 def _every_article_fails(monkeypatch) -> None:
     from wikisilver import labels
 
-    def failing(self, article, targets, own=None):
+    def failing(self, article, targets, own=None, deadline=None):
         raise ValueError("[E030] Sentence boundaries unset (injected)")
 
     monkeypatch.setattr(labels.Labeller, "label_article", failing)
