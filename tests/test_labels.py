@@ -54,10 +54,10 @@ EXAMPLES = {
     "lowercase_tail_o": Example("He became a [[Whig Party (United States)|Whig Party leader]] in [[Illinois]]."),
     # Asia: "Asia is [[Earth|Earth's]] largest and most populous continent"
     "possessive_o": Example("He left [[Kentucky|Kentucky's]] capital. Kentucky's hills were far."),
-    "hu_inflected_name": Example(
+    "inflected_name": Example(
         "[[Berlin]] [[Németország]] fővárosa. Sokan élnek Berlinben. A [[NASA]]-nak új igazgatója van.", "hu"
     ),
-    "hu_hyphen_compound_o": Example("A [[WorldCom]]-botrány nagy port kavart.", "hu"),
+    "hyphen_compound_o": Example("A [[WorldCom]]-botrány nagy port kavart.", "hu"),
     "location_comma_split": Example("He was born in [[Hodgenville, Kentucky]] in 1809."),
     "alias_match": Example("[[Abraham Lincoln]] was a lawyer. Lincoln was elected in [[Illinois]]. Honest Abe won."),
     "alias_person_name_part": Example("He met [[Mary Todd]] in 1839. Later Todd married him."),
@@ -415,17 +415,17 @@ def test_low_quality_fragment_has_both_reasons_and_can_be_dropped():
 # -- Hungarian (§4 of the paper) -------------------------------------------------------------
 
 
-def test_hu_inflected_name_keeps_tag():
-    result = label_example("hu_inflected_name")
+def test_inflected_name_keeps_tag():
+    result = label_example("inflected_name")
     assert dict(tags(result, 1))["Berlinben"] == "B-LOC"
     assert dict(tags(result, 2))["NASA-nak"] == "B-ORG"
-    assert result.counts["hu_inflected_name"] == 2
+    assert result.counts["inflected_name"] == 2
 
 
-def test_hu_hyphen_compound_o():
-    result = label_example("hu_hyphen_compound_o")
+def test_hyphen_compound_o():
+    result = label_example("hyphen_compound_o")
     assert dict(tags(result))["WorldCom-botrány"] == "O"
-    assert result.counts["hu_hyphen_compound_o"] == 1
+    assert result.counts["hyphen_compound_o"] == 1
 
 
 def test_hu_linked_compound_takes_link_tag():

@@ -12,12 +12,12 @@ import functools
 import re
 
 from wikisilver.entities.calendar import is_calendar_title
-from wikisilver.labels.aliases import anchor_names_target, function_words, is_derived, not_a_persons_name
+from wikisilver.labels.aliases import anchor_names_target, is_derived, not_a_persons_name
 from wikisilver.labels.language import LanguagePack
 from wikisilver.labels.registry import Stage, rule
 from wikisilver.labels.state import LEAVE, O, UNK, UNKNOWN, Leave, SentenceState, Tag
+from wikisilver.languages import language_pack
 from wikisilver.records import Link, TargetInfo
-from wikisilver.resources import load_word_list
 from wikisilver.text.base import is_punct_token
 from wikisilver.titles import drop_parenthetical
 
@@ -95,7 +95,7 @@ def common_noun_unk(text: str, pack: LanguagePack) -> dict[str, str]:
 @rule("link_calendar_o", Stage.LINK)
 def link_calendar_o(link: Link, info: TargetInfo | None, pack: LanguagePack) -> Tag | None:
     """``on [[February 12]], [[1809]]``: a link to a calendar page (a date, a year, a month; titles
-    as in ``mappings/calendar.toml``, or a page typed by the calendar source) is O."""
+    as in ``mappings/<lang>/calendar.toml``, or a page typed by the calendar source) is O."""
     if is_calendar_title(link.target, pack.lang) or (_typed(info) and info.entity.source == "calendar"):
         return Tag("O", "O", link.target)
     return None
@@ -111,14 +111,18 @@ def link_lowercase_ignored(link: Link, info: TargetInfo | None, pack: LanguagePa
 
 @functools.cache
 def nationality_words(lang: str) -> frozenset[str]:
-    """The nationality, ethnic-group, language and religion words of ``lang``
-    (``mappings/<lang>/nationalities.txt``, with their plurals in -s, except the plurals that are
-    names of their own, ``plural_names.txt``: Philippines, Laos) and its names of religions and of
-    God (``religions.txt``, as written)."""
-    words = load_word_list(lang, "nationalities.txt")
-    plurals = {w + "s" for w in words if not w.endswith(("sh", "ch", "ese", "s", "x", "z"))}
-    plurals -= load_word_list(lang, "plural_names.txt")
-    return words | plurals | load_word_list(lang, "religions.txt")
+    """The nationality, ethnic-group, language and religion words of ``lang`` (its pack's
+    ``nationalities.txt``, with their plurals as its ``labels.toml`` ``[nationality_plural]`` makes
+    them: English adds -s except after ``not_after`` endings; except the plurals that are names of
+    their own, ``plural_names.txt``: Philippines, Laos) and its names of religions and of God
+    (``religions.txt``, as written)."""
+    pack = language_pack(lang)
+    words = pack.words("nationalities.txt")
+    plural = pack.table("labels.toml").get("nationality_plural", {})
+    suffix, not_after = plural.get("suffix", ""), tuple(plural.get("not_after", ()))
+    plurals = {w + suffix for w in words if not (not_after and w.endswith(not_after))} if suffix else set()
+    plurals -= pack.words("plural_names.txt")
+    return words | plurals | pack.words("religions.txt")
 
 
 @rule("nationality_word", Stage.LINK)
@@ -152,7 +156,7 @@ def descriptive_anchor_ignored(link: Link, info: TargetInfo | None, pack: Langua
         return None
     words = link.anchor.split()
     first = words[0] if words else ""
-    if len(words) < 2 or not first[:1].islower() or first.lower() in function_words(pack.lang):
+    if len(words) < 2 or not first[:1].islower() or first.lower() in pack.function_words:
         return None
     names = {w.lower() for form in (info.title, *info.aliases) for w in form.split()}
     return LEAVE if first.lower() not in names and any(w[:1].isupper() for w in words[1:]) else None
@@ -287,20 +291,22 @@ def possessive_o(token: str, tag: Tag, pack: LanguagePack) -> bool:
     return token in pack.possessive_clitics
 
 
-@rule("hu_inflected_name", Stage.HYPHEN)
+@rule("inflected_name", Stage.HYPHEN, formerly="hu_inflected_name")
 def inflected_anchor(rest: str, pack: LanguagePack) -> Leave | None:
-    """(hu) ``[[NASA]]-nak``: a case ending after a hyphen leaves the name as it is, so
-    ``NASA-nak`` keeps the link's tag (``inflection_suffixes`` of the language)."""
+    """``[[NASA]]-nak`` (Hungarian): a case ending after a hyphen leaves the name as it is, so
+    ``NASA-nak`` keeps the link's tag (``inflection_suffixes`` of the language; a language without
+    them never asks). Was ``hu_inflected_name``, still accepted by ``--disable-rule``."""
     if pack.inflection_suffixes and rest.startswith("-") and rest[1:] in pack.inflection_suffixes:
         return LEAVE
     return None
 
 
-@rule("hu_hyphen_compound_o", Stage.HYPHEN)
-def hu_hyphen_compound_o(rest: str, pack: LanguagePack) -> Tag | None:
-    """(hu) ``[[WorldCom]]-botrány``: a hyphenated compound whose head is a common noun is O, as in
-    NerKor (only in languages with case endings). A compound that is itself the linked page keeps
-    the link's tag: ``[[Nobel-díj]]at`` is ``Nobel-díjat``, the anchor plus a case ending."""
+@rule("hyphen_compound_o", Stage.HYPHEN, formerly="hu_hyphen_compound_o")
+def hyphen_compound_o(rest: str, pack: LanguagePack) -> Tag | None:
+    """``[[WorldCom]]-botrány`` (Hungarian): a hyphenated compound whose head is a common noun is O,
+    as in NerKor (only in languages with case endings, ``inflection_suffixes``). A compound that is
+    itself the linked page keeps the link's tag: ``[[Nobel-díj]]at`` is ``Nobel-díjat``, the anchor
+    plus a case ending. Was ``hu_hyphen_compound_o``, still accepted by ``--disable-rule``."""
     if pack.inflection_suffixes and rest.startswith("-"):
         return O
     return None
@@ -325,7 +331,7 @@ def personal_title_alone(state: SentenceState, k: int, pack: LanguagePack) -> Ta
 @rule("incidental_capital_o", Stage.TOKEN)
 def incidental_capital_o(state: SentenceState, k: int, pack: LanguagePack) -> Tag | None:
     """``In March I went …``: words capitalized by convention (months and weekdays of
-    ``mappings/calendar.toml``, ``I``, listed acronyms: ``incidental_capitals``) are O."""
+    ``mappings/<lang>/calendar.toml``, ``I``, listed acronyms: ``incidental_capitals``) are O."""
     token = state.tokens[k]
     if token in pack.incidental_capitals or token.lower() in pack.calendar_words:
         return O
