@@ -54,6 +54,7 @@ from wikisilver.pipelines.runner import (
 from wikisilver.pipelines.stats import WriteCounts, read_counts
 from wikisilver.pipelines.typing import TypeRequestedTitles
 from wikisilver.pipelines.write import WriteCorpus, WriteRejects, part_name
+from wikisilver.languages import language_pack
 from wikisilver.stats import make_stats
 
 OUTPUT_DIRS = ("tsv", "parquet", "rejects")
@@ -97,6 +98,7 @@ def finalize(staging: str, out: str, config: BuildConfig) -> dict:
         if f"{name}.tsv" not in written:
             write_part([], tsv, paths.join(staging, "parquet", f"{name}.parquet"), with_source=bool(config.second_pass))
     stats = make_stats(read_counts(staging), max_pages=config.max_pages)
+    stats["language_pack"] = language_pack(config.lang).describe()  # a full pack, or the fallback
     move_into_place(staging, out, OUTPUT_DIRS)
     write_json_atomic(paths.join(out, "stats.json"), stats)
     return stats

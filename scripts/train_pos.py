@@ -83,8 +83,9 @@ def main() -> None:
     if args.out is None:
         if not args.lang:
             parser.error("give --out, or --lang to write the pack's model")
-        pack = language_pack(args.lang)
-        args.out = pack.path(pack.section("tagger").get("model", "pos_model.json.gz"))
+        # the checkout's mappings/ (an editable install reads it through links)
+        model = language_pack(args.lang).section("tagger").get("model", "pos_model.json.gz")
+        args.out = Path(__file__).resolve().parents[1] / "mappings" / args.lang / model
     settings = recipe(args)
     train = load(args.train, settings["words"])
     dev = load([args.dev], settings["words"])

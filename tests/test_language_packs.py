@@ -1,0 +1,139 @@
+"""Language packs (docs/languages.md): a language is one folder, mappings/<lang>/, and code asks the
+pack, never the language code; a language without one gets the named fallback."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from wikisilver.corpus.card import dataset_card
+from wikisilver.entities.calendar import is_calendar_title
+from wikisilver.labels import FORMER_RULE_NAMES, RULES, LabelConfig, LanguagePack, Stage
+from wikisilver.languages import FALLBACK, has_language_pack, language_pack
+from wikisilver.resources import mapping_path
+from wikisilver.text import get_processor
+from wikisilver.text.base import TextProcessor
+from wikisilver.text.processor import PackProcessor
+from wikisilver.text.tokens import treebank_pattern
+from wikisilver.text.treebank import read_conllup
+from wikisilver.wikitext import clean_wikitext
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "wikisilver"
+PACKS = sorted(path.parent.name for path in mapping_path().glob("*/pack.toml"))
+
+
+def test_the_packs_on_disk_are_the_languages_with_a_pack():
+    assert {"en", "hu"} <= set(PACKS)
+    assert all(has_language_pack(lang) for lang in PACKS)
+    assert not has_language_pack(FALLBACK) and not has_language_pack("../en") and not has_language_pack("")
+
+
+@pytest.mark.parametrize("lang", PACKS)
+def test_every_pack_gives_a_processor_labels_and_a_calendar(lang):
+    processor = get_processor(lang)
+    assert isinstance(processor, PackProcessor)
+    text = "1848. 1990. 2001."
+    assert processor.split_sentences(text) and all(processor.tokenize(text, s, e) for s, e in processor.split_sentences(text))
+    pack = LanguagePack.load(lang)
+    assert pack.lang == lang and pack.function_words and pack.name_particles
+    assert is_calendar_title("1987", lang)
+    record = language_pack(lang).describe()
+    assert record["pack"] == "full" and record["folder"] == f"mappings/{lang}/" and record["models_licence"]
+
+
+def test_a_language_without_a_pack_gets_the_named_fallback():
+    pack = language_pack("nl")
+    assert not pack.full and pack.folder == FALLBACK
+    assert pack.describe() == {"language": "nl", "pack": "fallback", "folder": "mappings/default/"}
+    assert type(get_processor("nl")) is TextProcessor
+    assert LanguagePack.load("nl").derived_tag == "MISC"  # mappings/default/labels.toml
+
+
+_LANGUAGE_TEST = [
+    re.compile(r"\blang\w*\s*(?:==|!=)\s*[\"'][a-z]{2,3}[\"']"),  # lang == "en"
+    re.compile(r"[\"'][a-z]{2,3}[\"']\s*(?:==|!=)\s*\w*lang\b"),
+    re.compile(r"\blang\w*\s+(?:not\s+)?in\s+[({\[]\s*[\"'][a-z]{2,3}[\"']"),  # lang in ("en", "hu")
+    # a file of one language's folder named in code: mapping_path("en", …), load_word_list("hu", …)
+    re.compile(r"(?:mapping_path|has_mapping|load_\w+)\(\s*[\"'][a-z]{2,3}[\"']\s*,"),
+]
+
+
+def test_no_language_code_decides_anything_in_the_code():
+    """A language is chosen by its pack: no ``lang == "en"``, no ``mapping_path("hu", …)``."""
+    found = []
+    for path in sorted(SRC.rglob("*.py")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if any(pattern.search(line) for pattern in _LANGUAGE_TEST):
+                found.append(f"{path.relative_to(SRC)}:{number}: {line.strip()}")
+    assert found == []
+
+
+def test_old_rule_names_switch_their_rule_off():
+    assert FORMER_RULE_NAMES == {"hu_inflected_name": "inflected_name", "hu_hyphen_compound_o": "hyphen_compound_o"}
+    assert set(FORMER_RULE_NAMES.values()) <= set(RULES) and not set(FORMER_RULE_NAMES) & set(RULES)
+    config = LabelConfig(disabled_rules=frozenset({"hu_inflected_name", "taxon_o"}))
+    assert not config.on("inflected_name") and not config.on("taxon_o") and config.on("hyphen_compound_o")
+    assert "inflected_name" not in {r.name for stage in Stage for r in config.rules(stage)}
+
+
+def test_the_build_accepts_an_old_rule_name(tmp_path):
+    from wikisilver.cli import main
+
+    out = tmp_path / "out"
+    assert main(["-q", "build", "--demo", "--out", str(out), "--disable-rule", "hu_hyphen_compound_o",
+                 "--progress-interval", "0"]) == 0
+    assert "hyphen_compound_o" in (out / "stats.json").read_text()
+
+
+def test_the_dataset_card_names_the_pack_and_its_licence_note():
+    manifest = {"language": "xx", "dumps": [], "version": "0"}
+    full = {"language": "xx", "pack": "full", "folder": "mappings/xx/", "models_licence": "CC BY-NC-SA 4.0",
+            "licence_note": "The lemmas and POS tags come from a model trained on a CC BY-NC-SA treebank."}
+    card = dataset_card(manifest, {"language_pack": full})
+    assert "the language pack `mappings/xx/`; its tagger and lemmatizer models: CC BY-NC-SA 4.0" in card
+    assert "trained on a CC BY-NC-SA treebank" in card.split("## Licence and attribution")[1]
+    fallback = dataset_card(manifest, {"language_pack": language_pack("nl").describe()})
+    assert "no language pack for `nl`: the language-independent fallback `mappings/default/`" in fallback
+    assert "CC BY-NC-SA" not in fallback
+
+
+def test_a_media_link_in_a_namespace_the_language_does_not_name_is_no_text():
+    """``[[Immagine:x.png|border|left|150px]]`` in a wiki whose table lacks "Immagine" (the Italian
+    fallback's ``border|left|150px`` sentence): a link to a media file is dropped, in any language."""
+    text = "Prima frase.\n\n[[Immagine:Cesio (Italia)-Stemma.png|border|left|150px]]\n\nSeconda [[Roma]]."
+    result = clean_wikitext(text, lang="nl")
+    assert "150px" not in result.text and "border" not in result.text
+    assert "Prima frase." in result.text and [link.target for link in result.links] == ["Roma"]
+    assert clean_wikitext("[[Immagine]] e [[Foo:bar.txt]]", lang="nl").text == "Immagine e Foo:bar.txt"  # no media
+    kept = clean_wikitext("Vedi [[:Immagine:Stemma.png|lo stemma]].", lang="nl")  # a link to the file page
+    assert "lo stemma" in kept.text
+
+
+def test_treebank_multiword_tokens_are_read_as_written_or_as_words(tmp_path):
+    conllu = tmp_path / "t.conllu"
+    conllu.write_text(
+        "# text = Parla della città.\n"
+        "1\tParla\tparlare\tVERB\tV\tMood=Ind|VerbForm=Fin\t0\troot\t_\t_\n"
+        "2-3\tdella\t_\t_\t_\t_\t_\t_\t_\t_\n"
+        "2\tdi\tdi\tADP\tE\t_\t4\tcase\t_\t_\n"
+        "3\tla\til\tDET\tRD\tDefinite=Def\t4\tdet\t_\t_\n"
+        "4\tcittà\tcittà\tNOUN\tS\t_\t1\tobl\t_\tSpaceAfter=No\n"
+        "5\t.\t.\tPUNCT\tFS\t_\t1\tpunct\t_\t_\n\n", encoding="utf-8")
+    assert [t[0] for t in next(iter(read_conllup(conllu)))] == ["Parla", "di", "la", "città", "."]
+    surface = next(iter(read_conllup(conllu, "surface")))
+    assert surface[1] == ("della", "di", "ADP", "_") and [t[0] for t in surface] == ["Parla", "della", "città", "."]
+    assert len(list(read_conllup(conllu, "both"))) == 2
+
+
+def test_treebank_tokens_split_the_clitics_and_elisions_a_pack_names():
+    def tokens(pattern: re.Pattern[str], text: str) -> list[str]:
+        return [m.group() for m in pattern.finditer(text)]
+
+    elided = treebank_pattern(["ecc."], [], elisions=["l", "L", "dell", "un"])
+    assert tokens(elided, "L'Austria e dell'International, un'isola ecc. D'Alema.") == [
+        "L'", "Austria", "e", "dell'", "International", ",", "un'", "isola", "ecc.", "D'Alema", "."]
+    english = treebank_pattern(["Mr."], ["No."], clitics=["s", "d", "m", "re", "ve", "ll"], negation=True)
+    assert tokens(english, "Mr. O'Brien's No. 5 doesn't") == ["Mr.", "O'Brien", "'s", "No.", "5", "does", "n't"]
+    assert tokens(treebank_pattern([], []), "l'uomo") == ["l'uomo"]  # nothing named, nothing split
