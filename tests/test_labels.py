@@ -58,6 +58,7 @@ EXAMPLES = {
         "[[Berlin]] [[Németország]] fővárosa. Sokan élnek Berlinben. A [[NASA]]-nak új igazgatója van.", "hu"
     ),
     "hyphen_compound_o": Example("A [[WorldCom]]-botrány nagy port kavart.", "hu"),
+    "capitalized_noun_o": Example("Die Regierung von [[Illinois]] hat im Jahr viele Entscheidungen getroffen.", "de"),
     "location_comma_split": Example("He was born in [[Hodgenville, Kentucky]] in 1809."),
     "alias_match": Example("[[Abraham Lincoln]] was a lawyer. Lincoln was elected in [[Illinois]]. Honest Abe won."),
     "alias_person_name_part": Example("He met [[Mary Todd]] in 1839. Later Todd married him."),
@@ -426,6 +427,17 @@ def test_hyphen_compound_o():
     result = label_example("hyphen_compound_o")
     assert dict(tags(result))["WorldCom-botrány"] == "O"
     assert result.counts["hyphen_compound_o"] == 1
+
+
+def test_capitalized_noun_o():
+    """German capitalizes every noun: a word the tagger knows as a noun, or that ends like one, is O."""
+    result = label_example("capitalized_noun_o")
+    assert dict(tags(result)) == {"Die": "O", "Regierung": "O", "von": "O", "Illinois": "B-LOC", "hat": "O", "im": "O",
+                                  "Jahr": "O", "viele": "O", "Entscheidungen": "O", "getroffen": "O", ".": "O"}
+    assert result.counts["capitalized_noun_o"] == 3
+    # a capitalized word the tagger calls a name, or a "noun" it never saw, is still unknown: dropped
+    assert label("Die Regierung von [[Illinois]] hat Goethe gesehen.", "de").sentences == []
+    assert label("Die Regierung von [[Illinois]] hat Frankfurt gesehen.", "de").sentences == []
 
 
 def test_hu_linked_compound_takes_link_tag():

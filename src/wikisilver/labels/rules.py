@@ -351,6 +351,16 @@ def nationality_word_alone(state: SentenceState, k: int, pack: LanguagePack) -> 
     return pack.derived()
 
 
+@rule("capitalized_noun_o", Stage.TOKEN)
+def capitalized_noun_o(state: SentenceState, k: int, pack: LanguagePack) -> Tag | None:
+    """``Die Stadt hat viele Einwohner.``: where the language capitalizes every noun
+    (``nouns_capitalized``: German), a capitalized word that the language's processor calls a
+    common noun is O, not an unknown name (every sentence of such a language is tagged before its
+    capitals are decided; :meth:`~wikisilver.text.TextProcessor.common_nouns`). Anything else, a
+    word tagged PROPN or a "noun" the tagger never saw, is left to the rules after this one."""
+    return O if pack.nouns_capitalized and k in state.common_nouns else None
+
+
 @rule("sentence_initial_unk", Stage.TOKEN, needs_pos=True)
 def sentence_initial_unk(state: SentenceState, k: int, pack: LanguagePack) -> Tag | None:
     """``Douglas stayed …``: a capitalized first word that the tagger calls a proper noun is an

@@ -5,7 +5,8 @@
 Wikipedia by ``scripts/train_punkt.py``, plus its curated abbreviations; with ``join_initials``,
 a name that Punkt split after a middle initial is joined again) or ``rules`` (the
 language-independent splitter with the pack's abbreviations; with ``ordinal_periods`` the period
-of an ordinal or a Roman numeral, "2012. március", "XX. század", does not end a sentence).
+of an ordinal or a Roman numeral, "2012. március", "XX. század", does not end a sentence, nor, with
+``ordinal_digits``, that of a number that short before a capitalized word, "am 15. März").
 ``[tokens] tokenizer``: :mod:`wikisilver.text.tokens`. ``[tagger]``: the averaged-perceptron
 tagger and suffix lemmatizer of the pack's model (:mod:`wikisilver.text.tagger`, trained by
 ``scripts/train_pos.py``), and how a capitalized first word is decided. ``[finite_verb]``: which
@@ -62,6 +63,7 @@ class PackProcessor(TextProcessor):
         self.abbreviations = frozenset(a for a, kind in abbreviations if kind != "number")
         self._final_abbreviations = frozenset(a for a, kind in abbreviations if kind == "final")
         self._ordinal_periods = bool(sentences.get("ordinal_periods", False))
+        self._ordinal_digits = int(sentences.get("ordinal_digits", 0))
         self._punkt = None
         self._lowercase_words: frozenset[str] = frozenset()
         splitter = sentences.get("splitter", "rules")
@@ -82,6 +84,9 @@ class PackProcessor(TextProcessor):
         if self._first_word == "lowercase_evidence" and self._punkt is None:
             raise InputError(where, "first_word = \"lowercase_evidence\" reads Punkt's parameters: "
                                     "it needs splitter = \"punkt\"", "[tagger]")
+        # a language that capitalizes every noun: whether a "noun" the tagger never saw is one
+        self._trust_unseen_nouns = bool(tagger.get("trust_unseen_nouns", True))
+        self._noun_endings = tuple(tagger.get("noun_endings", ()))
         self._keep_case = frozenset(tagger.get("keep_case", ()))
         self._lemma_exceptions = {(e["upos"], e["lemma"]): e["to"] for e in tagger.get("lemma_exceptions", ())}
 
@@ -110,6 +115,8 @@ class PackProcessor(TextProcessor):
             return True
         if _ORDINAL.fullmatch(word) and following.isdigit():
             return True  # dates written with periods: "2012. 03. 15."
+        if word[:-1].isdigit() and len(word) - 1 <= self._ordinal_digits:
+            return True  # a short ordinal before a capitalized word: "am 15. März"
         return len(word) == 2 and word[0].isupper()
 
     # -- lemma and POS ----------------------------------------------------------------------
@@ -147,6 +154,18 @@ class PackProcessor(TextProcessor):
                 lemma = exceptions[upos, lemma]  # I, me, my
             out.append((lemma, upos, verb_form))
         return out
+
+    def common_nouns(self, tokens: Sequence[str], annotations: Sequence[tuple[str, ...]]) -> frozenset[int]:
+        """The tokens tagged NOUN; with ``trust_unseen_nouns = false`` only those the treebank
+        showed as nouns (twice at least) or that end like one (``noun_endings``: "-ung", "-heit"):
+        where every noun is capitalized, the tagger's NOUN for a word it never saw is a guess, and
+        "Frankfurt", "Goethe" are names until shown otherwise (precision first)."""
+        nouns = super().common_nouns(tokens, annotations)
+        if self._trust_unseen_nouns:
+            return nouns
+        ambiguity = self._tagger.ambiguity
+        return frozenset(k for k in nouns if "NOUN" in ambiguity.get(tokens[k].lower(), "").split("|")
+                         or tokens[k].lower().endswith(self._noun_endings))
 
     # -- finite verbs -----------------------------------------------------------------------
 

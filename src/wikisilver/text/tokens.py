@@ -5,8 +5,9 @@ abbreviations keep their period; 1,000.5, hyphenated words and URLs stay whole; 
 clitics ("'s", "n't") and elided words ("dell'" + "Austria") off the word they lean on.
 
 ``ordinal``: for languages that write a period after ordinal numbers ("2012. március", "XX.
-század", "15. März"): the period of an ordinal stays with its number, a number keeps a case
-ending written after a hyphen ("15-én", "50%-os"), hyphenated compounds stay whole.
+század", "15. März"): the period of an ordinal stays with its number (before a lower-case word or
+a number; with ``ordinal_digits``, a short number's before any word), a number keeps a case ending
+written after a hyphen ("15-én", "50%-os"), hyphenated compounds stay whole.
 
 Both read the pack's ``abbreviations.txt`` (one per line, as written, with the period; a second,
 tab-separated field marks a kind: ``number``, an abbreviation only before a number, "No. 5";
@@ -80,12 +81,15 @@ def treebank_pattern(always: Sequence[str], numeric: Sequence[str], clitics: Seq
     return re.compile("|".join(parts))
 
 
-def ordinal_pattern(abbreviations: Sequence[str], lower: str, upper: str) -> re.Pattern[str]:
+def ordinal_pattern(abbreviations: Sequence[str], lower: str, upper: str, ordinal_digits: int = 0) -> re.Pattern[str]:
     """The ``ordinal`` tokens; ``lower`` and ``upper`` are the letters (a regex class body) that
-    may follow an ordinal's period inside a sentence and that start an initial's name."""
+    may follow an ordinal's period inside a sentence and that start an initial's name; a number of
+    at most ``ordinal_digits`` digits keeps its period before any word ("15. März")."""
     parts = [URL_OR_EMAIL]
     if abbreviations:
         parts.append(rf"(?<!\w)(?:{_alternation(abbreviations)})(?!\w)")  # stb. pl. Kr. e.
+    if ordinal_digits > 0:
+        parts.append(rf"(?<![\w.,])\d{{1,{int(ordinal_digits)}}}\.(?=\s+\w)")  # "15. März", "19. Jahrhundert"
     parts += [
         r"(?<!\w)[IVXLCDM]+\.(?=\s+\S)",  # Roman ordinal: "XX. század", "II. Rákóczi"
         rf"\d+(?:[.,]\d+)*\.(?=\s+[{lower}\d(–-])",  # ordinal: "2012. március", "15. század"
@@ -106,5 +110,6 @@ def token_pattern(settings: Mapping[str, Any], abbreviations: list[tuple[str, st
             settings.get("clitics", ()), bool(settings.get("negation", False)), settings.get("elisions", ()),
         )
     if kind == "ordinal":
-        return ordinal_pattern([a for a, _ in abbreviations], settings["lower"], settings["upper"])
+        return ordinal_pattern([a for a, _ in abbreviations], settings["lower"], settings["upper"],
+                               int(settings.get("ordinal_digits", 0)))
     raise InputError(where, f"unknown tokenizer {kind!r} (treebank or ordinal)", "[tokens]")
