@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from wikisilver.labels.language import LanguagePack, case_stems
 from wikisilver.labels.registry import Rule, Stage, rule
 from wikisilver.labels.state import Mention
+from wikisilver.languages import language_pack
 from wikisilver.records import Article, TargetInfo
 from wikisilver.titles import drop_parenthetical
 from wikisilver.text.base import is_capitalized, is_punct_token
@@ -24,6 +25,12 @@ Tokenize = Callable[[str], tuple[str, ...]]
 Form = tuple[str, ...]
 # The DBpedia class of a name whose entity is not known, by its CoNLL tag.
 GENERIC_CLASS = {"PER": "Person", "LOC": "Place", "ORG": "Organisation"}
+
+
+def function_words(lang: str) -> frozenset[str]:
+    """The function words of ``lang`` (its pack's ``function_words.txt``, lower case): never an
+    alias on their own."""
+    return language_pack(lang).words("function_words.txt")
 
 
 
@@ -95,12 +102,13 @@ def anchor_names_target(anchor: str, info: TargetInfo, written: str = "") -> boo
 def not_a_persons_name(info: TargetInfo, pack: LanguagePack) -> bool:
     """Whether a title typed as a person is no person's name: it has a lower-case word of three
     letters or more that is neither a name particle (``van``, ``bin``: ``name_particles.txt``) nor
-    a function word (``the`` of Jack the Ripper): ``Mediterranean climate``, ``Art critic``, typed Person by a sample. Where
-    capitalization is the proper-noun test (Hungarian writes a person's titles in lower case) never."""
+    a function word (``the`` of Jack the Ripper): ``Mediterranean climate``, ``Art critic``, typed
+    Person by a sample. Where capitalization is the proper-noun test (Hungarian writes a person's
+    titles in lower case) never."""
     if pack.capitalization_is_proper_noun or info.entity is None or pack.conll_of(info.entity) != "PER":
         return False
-    particles, function = pack.name_particles, pack.function_words
-    return any(len(word) >= 3 and word.isalpha() and word.islower() and word not in particles
+    function = function_words(pack.lang)
+    return any(len(word) >= 3 and word.isalpha() and word.islower() and word not in pack.name_particles
                and word not in function for word in drop_parenthetical(info.title).split())
 
 
@@ -180,7 +188,7 @@ class AliasIndex:
         entries: dict[Form, Mention] = {
             tokenize(name): Mention("O", "O", "", evidence_rule) for name, evidence_rule in (not_entities or {}).items()
         }
-        function = pack.function_words
+        function = function_words(pack.lang)
         derived = pack.derived()
         derived_anchors = on("derived_word")
         no_person = on("person_title_unk")

@@ -46,8 +46,6 @@ class LanguagePack:
     taxon_endings: tuple[str, ...] = ()
     possessive_clitics: frozenset[str] = frozenset()  # tokens that close a possessive: 's
     possessive_endings: tuple[str, ...] = ()  # what a possessive adds to a name: Lincoln's, Merkels
-    # words that are never a name on their own (function_words.txt), lower case
-    function_words: frozenset[str] = frozenset()
     name_particles: frozenset[str] = frozenset()  # von, van, bin: parts of a person's name, never one alone
     person_of_words: tuple[str, ...] = ()  # "of" of "Umberto I of Italy": the person is the part before
     # the language capitalizes every noun (German): a capitalized word the tagger calls a common noun is O
@@ -74,7 +72,6 @@ class LanguagePack:
             taxon_endings=tuple(data.get("taxon_endings", ())),
             possessive_clitics=frozenset(data.get("possessive_clitics", ())),
             possessive_endings=tuple(data.get("possessive_endings", ())),
-            function_words=pack.words("function_words.txt"),
             name_particles=pack.words("name_particles.txt"),
             person_of_words=tuple(data.get("person_of_words", ())),
             nouns_capitalized=bool(data.get("nouns_capitalized", False)),

@@ -12,7 +12,7 @@ import functools
 import re
 
 from wikisilver.entities.calendar import is_calendar_title
-from wikisilver.labels.aliases import anchor_names_target, is_derived, not_a_persons_name
+from wikisilver.labels.aliases import anchor_names_target, function_words, is_derived, not_a_persons_name
 from wikisilver.labels.language import LanguagePack
 from wikisilver.labels.registry import Stage, rule
 from wikisilver.labels.state import LEAVE, O, UNK, UNKNOWN, Leave, SentenceState, Tag
@@ -156,7 +156,7 @@ def descriptive_anchor_ignored(link: Link, info: TargetInfo | None, pack: Langua
         return None
     words = link.anchor.split()
     first = words[0] if words else ""
-    if len(words) < 2 or not first[:1].islower() or first.lower() in pack.function_words:
+    if len(words) < 2 or not first[:1].islower() or first.lower() in function_words(pack.lang):
         return None
     names = {w.lower() for form in (info.title, *info.aliases) for w in form.split()}
     return LEAVE if first.lower() not in names and any(w[:1].isupper() for w in words[1:]) else None
