@@ -16,6 +16,7 @@ from test_text import pos_accuracy
 
 from wikisilver.corpus.card import dataset_card
 from wikisilver.entities.calendar import is_calendar_title
+from wikisilver.labels.aliases import function_words
 from wikisilver.labels import FORMER_RULE_NAMES, RULES, LabelConfig, Labeller, LanguagePack, Stage
 from wikisilver.languages import FALLBACK, has_language_pack, language_pack
 from wikisilver.resources import mapping_path
@@ -50,7 +51,7 @@ def test_every_pack_gives_a_processor_labels_and_a_calendar(lang):
     text = "1848. 1990. 2001."
     assert processor.split_sentences(text) and all(processor.tokenize(text, s, e) for s, e in processor.split_sentences(text))
     pack = LanguagePack.load(lang)
-    assert pack.lang == lang and pack.function_words and pack.name_particles
+    assert pack.lang == lang and function_words(lang) and pack.name_particles
     assert is_calendar_title("1987", lang)
     record = language_pack(lang).describe()
     assert record["pack"] == "full" and record["folder"] == f"mappings/{lang}/" and record["models_licence"]
@@ -209,3 +210,99 @@ def test_the_german_minidump_builds_with_the_pack(tmp_path):
     assert stats["language_pack"]["pack"] == "full" and stats["pages_accounted"]
     assert stats["sentences_kept"] >= 15 and stats["rules_fired"]["capitalized_noun_o"] >= 200
     assert "the language pack `mappings/de/`" in (out / "README.md").read_text(encoding="utf-8")
+
+
+# -- Italian: added as one folder, mappings/it/ ------------------------------------------------
+
+ITALIAN_TARGETS = {
+    "Austria": entity("Austria", "Country", "LOC"),
+    "Football Club Internazionale Milano": entity("Football Club Internazionale Milano", "SoccerClub", "ORG",
+                                                  ("Inter", "International")),
+    "Camera dei deputati": entity("Camera dei deputati", "Legislature", "ORG"),
+    "Stati Uniti d'America": entity("Stati Uniti d'America", "Country", "LOC", ("Stati Uniti",)),
+    "Seconda guerra mondiale": entity("Seconda guerra mondiale", "MilitaryConflict", "MISC"),
+    "Giuseppe Garibaldi": entity("Giuseppe Garibaldi", "MilitaryPerson", "PER", ("Garibaldi",)),
+}
+
+
+def _italian(markup: str):
+    return Labeller("it", get_processor("it")).label_article(article(markup), ITALIAN_TARGETS)
+
+
+def test_italian_elisions_are_tokens_of_their_own():
+    it = get_processor("it")
+    text = "L'Austria e dell'International, un'isola d'Italia; D'Alema visitò Sant'Angelo ecc. e l’Europa."
+    assert [text[s:e] for s, e in it.tokenize(text)] == [
+        "L'", "Austria", "e", "dell'", "International", ",", "un'", "isola", "d'", "Italia", ";", "D'Alema",
+        "visitò", "Sant'Angelo", "ecc.", "e", "l’", "Europa", "."]
+
+
+def test_italian_sentences_and_abbreviations():
+    it = get_processor("it")
+    text = "Nel 1861 nacque il Regno d'Italia. Il sig. Rossi, ecc. arrivò a Roma nel 1870. Vedi p. 12 del vol. 3."
+    assert [text[s:e] for s, e in it.split_sentences(text)] == [
+        "Nel 1861 nacque il Regno d'Italia.", "Il sig. Rossi, ecc. arrivò a Roma nel 1870.", "Vedi p. 12 del vol. 3."]
+
+
+def test_italian_names_demonyms_and_lower_case_name_parts():
+    result = _italian("L'[[Austria]] perse contro l'esercito di [[Giuseppe Garibaldi]]. Garibaldi era nella "
+                      "[[Camera dei deputati]]. Un turista [[Stati Uniti d'America|americano]] giocò per "
+                      "l'[[Football Club Internazionale Milano|Inter]]. Nel XIX secolo i Romani erano già un ricordo.")
+    kept = {" ".join(s.tokens): list(zip(s.tokens, s.conll_tags)) for s in result.sentences}
+    assert kept["L' Austria perse contro l' esercito di Giuseppe Garibaldi ."][:2] == [("L'", "O"), ("Austria", "B-LOC")]
+    assert kept["Garibaldi era nella Camera dei deputati ."] == [
+        ("Garibaldi", "B-PER"), ("era", "O"), ("nella", "O"), ("Camera", "B-ORG"), ("dei", "I-ORG"),
+        ("deputati", "I-ORG"), (".", "O")]  # lower-case words inside a name stay in it
+    fourth = dict(kept["Un turista americano giocò per l' Inter ."])
+    assert fourth["americano"] == "O" and fourth["Inter"] == "B-ORG"  # a lower-case demonym is no name
+    fifth = dict(kept["Nel XIX secolo i Romani erano già un ricordo ."])
+    assert fifth["XIX"] == "O" and fifth["Romani"] == "B-MISC"
+
+
+def test_italian_lower_case_events_are_o():
+    """Italian writes wars and periods in lower case ("la seconda guerra mondiale"): no name, O
+    (I-CAB), whatever the link's type (mappings/it/README.md)."""
+    result = _italian("Durante la [[Seconda guerra mondiale|seconda guerra mondiale]] l'[[Austria]] fu annessa.")
+    tags = dict(zip(result.sentences[0].tokens, result.sentences[0].conll_tags))
+    assert tags["seconda"] == tags["guerra"] == tags["mondiale"] == "O" and tags["Austria"] == "B-LOC"
+
+
+@pytest.mark.parametrize("title, calendar", [
+    ("1987", True), ("44 a.C.", True), ("anni 1970", True), ("Anni 1990", True), ("XIX secolo", True),
+    ("V secolo a.C.", True), ("II millennio", True), ("gennaio", True), ("1º gennaio", True),
+    ("31 dicembre", True), ("lunedì", True), ("Roma", False), ("anni di piombo", False), ("XIX", False),
+    ("Giro d'Italia 1927", False), ("Boeing 747", False), ("secolo", False),
+])
+def test_italian_calendar_pages(title, calendar):
+    assert is_calendar_title(title, "it") is calendar
+
+
+@pytest.mark.parametrize("relative", ["gold/ud_italian_partut/it_partut-ud-test.conllu",
+                                      "gold/ud_italian_isdt/it_isdt-ud-test.conllu"])
+def test_italian_pos_accuracy_on_partut_and_isdt_test(relative):
+    # trained on ParTUT train + ISDT dev: measured 96.81 (ParTUT) and 94.65 (ISDT) UPOS; the issue's floor is 94
+    figures = pos_accuracy("it", relative)
+    assert figures["UPOS"] >= 94.0 and figures["lemma"] >= 94.0, figures
+
+
+def test_the_italian_pack_carries_its_treebanks_licence_into_the_card():
+    record = language_pack("it").describe()
+    assert record["pack"] == "full" and record["models_licence"].startswith("CC BY-NC-SA")
+    assert "NonCommercial" in record["licence_note"] and "ParTUT" in record["licence_note"]
+    card = dataset_card({"language": "it", "dumps": []}, {"language_pack": record})
+    assert "NonCommercial" in card.split("## Licence and attribution")[1]
+
+
+@pytest.mark.slow
+def test_the_itwiki_dump_builds_with_the_italian_pack(tmp_path):
+    out = tmp_path / "it"
+    build(out, "it", shared_file("wikidumps/itwiki-small-dump.xml.gz"),
+          "--infobox-mappings", str(shared_file("dbpedia/mappings/it")))
+    stats = json.loads((out / "stats.json").read_text())
+    assert stats["language_pack"]["pack"] == "full" and stats["pages_accounted"]
+    assert stats["pages_skipped"]["disambiguation"] >= 20  # {{Disambigua}}: the fallback skipped none
+    assert stats["sentences_kept"] >= 7000 and sum(stats["entities_by_tag"].values()) >= 500
+    tsv = "".join(path.read_text(encoding="utf-8") for path in sorted((out / "tsv").glob("*.tsv")))
+    assert "150px" not in tsv and "\nL'\t" in tsv and "\ndell'\t" in tsv
+    assert not re.search(r"\n[Dd]ell'[A-Z]", tsv)  # elisions are split from the names they lean on
+    assert "NonCommercial" in (out / "README.md").read_text(encoding="utf-8")
