@@ -23,7 +23,7 @@ from wikisilver.text.treebank import read_conllup
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lang", required=True, help="language of the built-in processor (en, hu)")
+    parser.add_argument("--lang", required=True, help="a language with a pack (mappings/<lang>/pack.toml): its processor tags the tokens")
     parser.add_argument("conllu", nargs="+", type=Path, help="gold CoNLL-U file(s)")
     args = parser.parse_args(argv)
     processor = get_processor(args.lang)

@@ -54,6 +54,7 @@ from wikisilver.pipelines.runner import (
 from wikisilver.pipelines.stats import WriteCounts, read_counts
 from wikisilver.pipelines.typing import TypeRequestedTitles
 from wikisilver.pipelines.write import WriteCorpus, WriteRejects, part_name
+from wikisilver.languages import language_pack
 from wikisilver.stats import make_stats
 
 OUTPUT_DIRS = CORPUS.dirs
@@ -101,6 +102,7 @@ def finalize(staging: str, output: Output, config: BuildConfig) -> dict:
     warnings = run_warnings(counts, stats, config)
     if warnings:  # only then: the stats.json of a sound corpus stays as it was
         stats["warnings"] = warnings
+    stats["language_pack"] = language_pack(config.lang).describe()  # a full pack, or the fallback
     place(output, staging, OUTPUT_DIRS)
     write_json_atomic(paths.join(output.path, "stats.json"), stats)
     return stats

@@ -1,15 +1,21 @@
-"""Train Punkt sentence-splitter parameters on a Wikipedia dump and write mappings/<lang>/punkt.tsv.
+"""Train Punkt sentence-splitter parameters on a Wikipedia dump and write a pack's punkt.tsv.
 
-Usage: python scripts/train_punkt.py OUT.tsv DUMP.xml[.bz2] [DUMP2 ...]
+Usage: python scripts/train_punkt.py --lang LANG DUMP.xml[.bz2|.gz|.xz] [DUMP2 ...]
+       python scripts/train_punkt.py --out OUT.tsv DUMP ...
 
-Markup is stripped crudely (templates, refs, tables, tags, link brackets, bold/italics): Punkt only
-needs running prose to learn which period-final words are abbreviations and which words start
-sentences. Streams the dump; memory is bounded by Punkt's own type counts.
+``--lang`` writes ``mappings/<lang>/punkt.tsv`` of the checkout (the file a pack with
+``[sentences] splitter = "punkt"`` reads). Markup is stripped crudely (templates, refs, tables,
+tags, file and category links, link brackets, bold/italics): Punkt only needs running prose to
+learn which period-final words are abbreviations and which words start sentences. Streams the
+dump; memory is bounded by Punkt's own type counts.
 """
 
 from __future__ import annotations
 
+import argparse
 import bz2
+import gzip
+import lzma
 import re
 import sys
 import xml.etree.ElementTree as ET
@@ -52,7 +58,7 @@ def strip_markup(wikitext: str) -> str:
 
 
 def dump_texts(path: Path) -> Iterator[str]:
-    opener = bz2.open if path.suffix == ".bz2" else open
+    opener = {".bz2": bz2.open, ".gz": gzip.open, ".xz": lzma.open}.get(path.suffix, open)
     with opener(path, "rb") as handle:
         for _, elem in ET.iterparse(handle):
             if elem.tag.rsplit("}", 1)[-1] == "text":
@@ -62,8 +68,14 @@ def dump_texts(path: Path) -> Iterator[str]:
 
 
 def main(argv: list[str]) -> None:
-    out = Path(argv[0])
-    dumps = [Path(p) for p in argv[1:]]
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--lang", help="write mappings/<lang>/punkt.tsv of this checkout")
+    where.add_argument("--out", type=Path, help="write this file")
+    parser.add_argument("dumps", nargs="+", type=Path)
+    args = parser.parse_args(argv)
+    out = args.out or Path(__file__).resolve().parents[1] / "mappings" / args.lang / "punkt.tsv"
+    dumps = args.dumps
 
     def texts() -> Iterator[str]:
         for dump in dumps:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from wikisilver.entities.calendar import calendar_words, is_calendar_title
-from wikisilver.resources import load_toml
+from wikisilver.resources import load_toml, mapping_path
 
 CALENDAR = {
     "en": [
@@ -72,8 +72,10 @@ def test_calendar_words_are_lower_cased_months_and_weekdays() -> None:
 
 
 def test_calendar_toml_has_twelve_months_and_seven_weekdays_per_language() -> None:
-    table = load_toml("calendar.toml")
-    assert {"en", "hu", "de"} <= set(table)
-    for lang, words in table.items():
+    languages = sorted(path.parent.name for path in mapping_path().glob("*/calendar.toml"))
+    assert {"en", "hu", "de"} <= set(languages)
+    for lang in languages:
+        words = load_toml(lang, "calendar.toml")
         assert len(words["months"]) == 12, lang
         assert len(words["weekdays"]) == 7, lang
+        assert words["grammar"], lang

@@ -57,10 +57,11 @@ EXAMPLES = {
     "lowercase_tail_o": Example("He became a [[Whig Party (United States)|Whig Party leader]] in [[Illinois]]."),
     # Asia: "Asia is [[Earth|Earth's]] largest and most populous continent"
     "possessive_o": Example("He left [[Kentucky|Kentucky's]] capital. Kentucky's hills were far."),
-    "hu_inflected_name": Example(
+    "inflected_name": Example(
         "[[Berlin]] [[Németország]] fővárosa. Sokan élnek Berlinben. A [[NASA]]-nak új igazgatója van.", "hu"
     ),
-    "hu_hyphen_compound_o": Example("A [[WorldCom]]-botrány nagy port kavart.", "hu"),
+    "hyphen_compound_o": Example("A [[WorldCom]]-botrány nagy port kavart.", "hu"),
+    "capitalized_noun_o": Example("Die Regierung von [[Illinois]] hat im Jahr viele Entscheidungen getroffen.", "de"),
     "location_comma_split": Example("He was born in [[Hodgenville, Kentucky]] in 1809."),
     "bracket_split": Example("He joined the [[Free Democratic Party (Germany)|Free Democratic Party (FDP)]] in 1990."),
     # April: "April 30, 1980 - Queen Juliana of the Netherlands abdicates the throne"
@@ -465,17 +466,28 @@ def test_low_quality_fragment_has_both_reasons_and_can_be_dropped():
 # -- Hungarian (§4 of the paper) -------------------------------------------------------------
 
 
-def test_hu_inflected_name_keeps_tag():
-    result = label_example("hu_inflected_name")
+def test_inflected_name_keeps_tag():
+    result = label_example("inflected_name")
     assert dict(tags(result, 1))["Berlinben"] == "B-LOC"
     assert dict(tags(result, 2))["NASA-nak"] == "B-ORG"
-    assert result.counts["hu_inflected_name"] == 2
+    assert result.counts["inflected_name"] == 2
 
 
-def test_hu_hyphen_compound_o():
-    result = label_example("hu_hyphen_compound_o")
+def test_hyphen_compound_o():
+    result = label_example("hyphen_compound_o")
     assert dict(tags(result))["WorldCom-botrány"] == "O"
-    assert result.counts["hu_hyphen_compound_o"] == 1
+    assert result.counts["hyphen_compound_o"] == 1
+
+
+def test_capitalized_noun_o():
+    """German capitalizes every noun: a word the tagger knows as a noun, or that ends like one, is O."""
+    result = label_example("capitalized_noun_o")
+    assert dict(tags(result)) == {"Die": "O", "Regierung": "O", "von": "O", "Illinois": "B-LOC", "hat": "O", "im": "O",
+                                  "Jahr": "O", "viele": "O", "Entscheidungen": "O", "getroffen": "O", ".": "O"}
+    assert result.counts["capitalized_noun_o"] == 3
+    # a capitalized word the tagger calls a name, or a "noun" it never saw, is still unknown: dropped
+    assert label("Die Regierung von [[Illinois]] hat Goethe gesehen.", "de").sentences == []
+    assert label("Die Regierung von [[Illinois]] hat Frankfurt gesehen.", "de").sentences == []
 
 
 def test_hu_linked_compound_takes_link_tag():

@@ -51,11 +51,11 @@ def test_unknown_language_fails_in_one_line_before_any_work(tmp_path):
 @pytest.mark.slow
 def test_language_without_pack_and_wrong_header_warn_but_build(tmp_path):
     out = tmp_path / "out"
-    result = wikisilver("build", "--demo", "--lang", "de", "--out", str(out), cwd=tmp_path)
+    result = wikisilver("build", "--demo", "--lang", "nl", "--out", str(out), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     warned = warnings_of(result)
-    assert any("--lang de, but the <siteinfo> of" in w and "says enwiki" in w for w in warned), warned
-    assert any("no language pack for de in mappings/de/" in w and "POS to X" in w for w in warned), warned
+    assert any("--lang nl, but the <siteinfo> of" in w and "says enwiki" in w for w in warned), warned
+    assert any("no language pack for nl in mappings/nl/" in w and "POS to X" in w for w in warned), warned
     assert (out / "manifest.json").exists()
     assert "apache_beam" not in result.stderr  # Beam's own INFO lines stay hidden without -v
 
@@ -275,7 +275,7 @@ def test_language_warnings_name_the_header_and_the_fallbacks():
     from wikisilver.languages import language_warnings
 
     assert language_warnings("en", "enwiki.xml", "en") == []
-    mismatch, no_pack = language_warnings("de", "x.xml", "en")
-    assert "says enwiki" in mismatch and "building as de" in mismatch
+    mismatch, no_pack = language_warnings("nl", "x.xml", "en")
+    assert "says enwiki" in mismatch and "building as nl" in mismatch
     assert "mappings/default/labels.toml" in no_pack
     assert language_warnings("hu", "huwiki-minidump.xml.bz2", None) == []

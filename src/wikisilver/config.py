@@ -25,7 +25,7 @@ from wikisilver.engines import check_runner
 from wikisilver.errors import InputError, WikisilverError
 from wikisilver.files import special_kind
 from wikisilver.health import DEFAULT_MAX_REJECT_SHARE
-from wikisilver.labels import RULES
+from wikisilver.labels import FORMER_RULE_NAMES, RULES
 from wikisilver.labels.second_pass import DEFAULT_THRESHOLD
 from wikisilver.text import check_backend
 
@@ -348,7 +348,7 @@ def check_inputs(config: BuildConfig) -> None:
         from wikisilver.entities.sparql import check_endpoint
 
         check_endpoint(sparql_config(config))
-    unknown = sorted(set(config.disabled_rules) - set(RULES))
+    unknown = sorted(set(config.disabled_rules) - set(RULES) - set(FORMER_RULE_NAMES))
     if unknown:
         raise InputError(None, f"unknown rule(s) {', '.join(unknown)}; known: {', '.join(RULES)}")
     if types_lang(config) != config.lang and not config.langlinks_sql:

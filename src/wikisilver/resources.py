@@ -28,6 +28,11 @@ def load_toml(*parts: str) -> dict:
         return tomllib.load(handle)
 
 
+def load_optional_toml(*parts: str) -> dict:
+    """A TOML file under mappings/, parsed once; {} when there is none."""
+    return load_toml(*parts) if has_mapping(*parts) else {}
+
+
 @functools.lru_cache(maxsize=None)
 def load_word_list(*parts: str) -> frozenset[str]:
     """A one-entry-per-line list under mappings/ ('#' starts a comment; blank lines ignored)."""

@@ -103,6 +103,17 @@ def _dump_line(dump: Mapping, wiki: str) -> str:
             f"{dump.get('dump_date') or 'unknown'}, sha256 `{dump.get('sha256', '')[:16]}…`)")
 
 
+def _pack_lines(pack: Mapping) -> list[str]:
+    """The card's line on the language pack the build used (``stats.json`` ``language_pack``)."""
+    if not pack:
+        return []
+    if pack.get("pack") == "full":
+        models = f"; its tagger and lemmatizer models: {pack['models_licence']}" if pack.get("models_licence") else ""
+        return [f"- linguistic layer and labelling conventions: the language pack `{pack.get('folder', '')}`{models}"]
+    return [f"- no language pack for `{pack.get('language', '')}`: the language-independent fallback "
+            f"`{pack.get('folder', '')}` (sentences and tokens by a generic splitter, no lemmas or POS tagger)"]
+
+
 def dataset_card(manifest: Mapping, stats: Mapping) -> str:
     """The README.md of a corpus from its manifest.json and stats.json objects."""
     dumps = manifest.get("dumps") or []
@@ -122,6 +133,7 @@ def dataset_card(manifest: Mapping, stats: Mapping) -> str:
         *[_dump_line(d, wiki) for d in dumps],
         f"- built {manifest.get('finished') or manifest.get('started') or ''}, language "
         f"`{manifest.get('language', '')}`",
+        *_pack_lines(stats.get("language_pack") or {}),
         "",
         "## Licence and attribution",
         "",
@@ -130,6 +142,7 @@ def dataset_card(manifest: Mapping, stats: Mapping) -> str:
         f"authors of the {wiki} articles, whose revision histories are on Wikipedia (each",
         f"sentence's `title` names its article: `{article_url(manifest)}`). Share",
         "adaptations under the same licence. The entity types come from DBpedia (CC BY-SA as well).",
+        *(["", (stats.get("language_pack") or {})["licence_note"]] if (stats.get("language_pack") or {}).get("licence_note") else []),
         "",
         "## Counts",
         "",

@@ -72,25 +72,28 @@ class ConlluSentence:
     doc_id: str  # of the last ``# newdoc`` line before it; the file's path before any
 
 
-def conllu_sentences(path: str, encoding: str = "utf-8") -> tuple[tuple[str, ...], Iterator[ConlluSentence]]:
+def conllu_sentences(path: str, encoding: str = "utf-8", multiword: bool = False
+                     ) -> tuple[tuple[str, ...], Iterator[ConlluSentence]]:
     """The column names of a CoNLL-U file and its sentences, read as they are iterated: the one
     reader of CoNLL-U rows (NER gold here, treebanks in :mod:`wikisilver.text.treebank`).
 
     CoNLL-U Plus names its columns on its first line (``# global.columns = FORM LEMMA …`` in
     NerKor); plain CoNLL-U has the ten of Universal Dependencies. Multiword-token lines (``1-2``)
-    and empty nodes (``1.1``) are not tokens of the sentence. A row whose cells are not one per
-    column is an error naming its line.
+    and empty nodes (``1.1``) are not tokens of the sentence (``multiword``: the multiword-token
+    lines are kept, before their words). A row whose cells are not one per column is an error
+    naming its line.
     """
     lines = text_lines(path, encoding)
     first = next(lines, None)
     if first is not None and first[1].startswith("# global.columns"):
         header = first[1]
         names = tuple(header.split("=", 1)[1].split()) if "=" in header else ()
-        return names, _conllu_rows(path, names, lines)
-    return _CONLLU_COLUMNS, _conllu_rows(path, _CONLLU_COLUMNS, itertools.chain([first] if first else [], lines))
+        return names, _conllu_rows(path, names, lines, multiword)
+    return _CONLLU_COLUMNS, _conllu_rows(path, _CONLLU_COLUMNS, itertools.chain([first] if first else [], lines), multiword)
 
 
-def _conllu_rows(path: str, names: tuple[str, ...], lines: Iterator[tuple[int, str]]) -> Iterator[ConlluSentence]:
+def _conllu_rows(path: str, names: tuple[str, ...], lines: Iterator[tuple[int, str]],
+                 multiword: bool = False) -> Iterator[ConlluSentence]:
     id_col = names.index("ID") if "ID" in names else None
     doc_id = path
     rows: list[tuple[int, list[str]]] = []
@@ -111,7 +114,7 @@ def _conllu_rows(path: str, names: tuple[str, ...], lines: Iterator[tuple[int, s
             raise InputError(
                 path, f"{len(cells)} tab-separated columns, the header names {len(names)}", f"line {line_no}"
             )
-        if id_col is not None and ("-" in cells[id_col] or "." in cells[id_col]):
+        if id_col is not None and (("-" in cells[id_col] and not multiword) or "." in cells[id_col]):
             continue
         rows.append((line_no, cells))
     if rows:

@@ -12,12 +12,14 @@ from __future__ import annotations
 from wikisilver.labels import aliases, quality, rules  # noqa: F401
 from wikisilver.labels.labeller import ArticleResult, Labeller
 from wikisilver.labels.language import LanguagePack
-from wikisilver.labels.registry import LabelConfig, Rule, Stage, rule_names, rules_fired
+from wikisilver.labels.registry import LabelConfig, Rule, Stage, former_rule_names, rule_names, rules_fired
 from wikisilver.labels.rules import is_lowercase_anchor
 
 RULES: tuple[str, ...] = rule_names()
+#: old rule names --disable-rule still accepts, and the rule each names now
+FORMER_RULE_NAMES: dict[str, str] = former_rule_names()
 
 __all__ = [
-    "RULES", "ArticleResult", "LabelConfig", "Labeller", "LanguagePack", "Rule", "Stage",
+    "FORMER_RULE_NAMES", "RULES", "ArticleResult", "LabelConfig", "Labeller", "LanguagePack", "Rule", "Stage",
     "is_lowercase_anchor", "rule_names", "rules_fired",
 ]

@@ -17,8 +17,8 @@ from wikisilver.labels.language import LanguagePack, case_stems
 from wikisilver.labels.limits import MAX_ALIAS_TOKENS
 from wikisilver.labels.registry import Rule, Stage, rule
 from wikisilver.labels.state import UNK, Mention
+from wikisilver.languages import language_pack
 from wikisilver.records import Article, TargetInfo
-from wikisilver.resources import load_word_list
 from wikisilver.titles import drop_parenthetical
 from wikisilver.text.base import is_capitalized, is_punct_token
 from wikisilver.wikitext.markup import check_time
@@ -27,14 +27,13 @@ Tokenize = Callable[[str], tuple[str, ...]]
 Form = tuple[str, ...]
 # The DBpedia class of a name whose entity is not known, by its CoNLL tag.
 GENERIC_CLASS = {"PER": "Person", "LOC": "Place", "ORG": "Organisation"}
-_NAME_PARTICLES = frozenset({"von", "van", "de", "der", "den", "da", "di", "du", "la", "le", "del", "della", "bin", "ibn",
-                             "al", "y", "dela", "dos", "das", "ter", "ten", "zu", "vom", "bint", "ben", "wa"})
 
 
 def function_words(lang: str) -> frozenset[str]:
-    """The function words of ``lang`` (``mappings/<lang>/function_words.txt``, lower case): never an
+    """The function words of ``lang`` (its pack's ``function_words.txt``, lower case): never an
     alias on their own."""
-    return load_word_list(lang, "function_words.txt")
+    return language_pack(lang).words("function_words.txt")
+
 
 
 def alias_forms(info: TargetInfo) -> list[str]:
@@ -53,7 +52,8 @@ def is_derived(anchor: str, info: TargetInfo, pack: LanguagePack) -> bool:
     """'Turkish' -> Turkey: a single word not contained in any name of the entity.
 
     An inflected name is not derived: a name followed by a case ending of the language
-    ("Berlinben", "NASA-nak") or a possessive ("Lincoln's") is the name itself.
+    ("Berlinben", "NASA-nak") or a possessive ending ("Lincoln's": ``possessive_endings``) is the
+    name itself.
     """
     words = anchor.split()
     if len(words) != 1:
@@ -62,7 +62,7 @@ def is_derived(anchor: str, info: TargetInfo, pack: LanguagePack) -> bool:
     names = [w.lower() for form in (info.title, *info.aliases) for w in drop_parenthetical(form).split()]
     if any(word in form.lower() for form in (info.title, *info.aliases)):
         return False
-    endings = pack.inflection_suffixes + ("'s", "’s", "'")
+    endings = pack.inflection_suffixes + pack.possessive_endings
     for name in names:
         if word.startswith(name):
             rest = word[len(name):].lstrip("-")
@@ -103,14 +103,24 @@ def anchor_names_target(anchor: str, info: TargetInfo, written: str = "") -> boo
 
 def not_a_persons_name(info: TargetInfo, pack: LanguagePack) -> bool:
     """Whether a title typed as a person is no person's name: it has a lower-case word of three
-    letters or more that is neither a name particle (``van``, ``bin``) nor a function word (``the``
-    of Jack the Ripper): ``Mediterranean climate``, ``Art critic``, typed Person by a sample. Where
-    capitalization is the proper-noun test (Hungarian writes a person's titles in lower case) never."""
+    letters or more that is neither a name particle (``van``, ``bin``: ``name_particles.txt``) nor
+    a function word (``the`` of Jack the Ripper): ``Mediterranean climate``, ``Art critic``, typed
+    Person by a sample. Where capitalization is the proper-noun test (Hungarian writes a person's
+    titles in lower case) never."""
     if pack.capitalization_is_proper_noun or info.entity is None or pack.conll_of(info.entity) != "PER":
         return False
     function = function_words(pack.lang)
-    return any(len(word) >= 3 and word.isalpha() and word.islower() and word not in _NAME_PARTICLES
+    return any(len(word) >= 3 and word.isalpha() and word.islower() and word not in pack.name_particles
                and word not in function for word in drop_parenthetical(info.title).split())
+
+
+def _person_part(title: str, of_words: Sequence[str]) -> tuple[str, str]:
+    """(the person's part of a title ``X of Y``, the "of" found or ""): ``X`` and its word."""
+    for word in of_words:
+        person, of, _ = title.partition(f" {word} ")
+        if of:
+            return person, of
+    return title, ""
 
 
 @rule("alias_match", Stage.ALIAS)
@@ -144,13 +154,13 @@ def alias_person_name_part(info: TargetInfo, anchor: Form, pack: LanguagePack, t
     """``He met [[Mary Todd]] … Later Todd married him.``: a person's first and last name alone
     (not particles such as ``von``, not personal titles) are that person. The article's own
     subject claims them first: ``Lincoln`` in Abraham Lincoln is him, not a linked town. A
-    title of the form ``X of Y`` names the person by ``X``: ``Umberto`` is Umberto I of Italy,
-    ``Italy`` is not."""
+    title of the form ``X of Y`` (``person_of_words``) names the person by ``X``: ``Umberto`` is
+    Umberto I of Italy, ``Italy`` is not."""
     if info.entity is None or pack.conll_of(info.entity) != "PER":
         return
-    person, of, _ = drop_parenthetical(info.title).partition(" of ")
+    person, of = _person_part(drop_parenthetical(info.title), pack.person_of_words)
     names = [p for p in tokenize(person) if p.isalpha() and len(p) > 1 and is_capitalized(p)
-             and p.lower() not in _NAME_PARTICLES]
+             and p.lower() not in pack.name_particles]
     if len(names) >= 2 or (of and names):
         for name in dict.fromkeys((names[0], names[-1])):
             if name not in pack.personal_titles:
@@ -334,10 +344,11 @@ class AliasIndex:
         return None if found is None else (tuple(tokens[i:end]), found)
 
 
-@rule("hu_inflected_name", Stage.INFLECTED)
+@rule("inflected_name", Stage.INFLECTED, formerly="hu_inflected_name")
 def inflected_alias(token: str, index: AliasIndex, pack: LanguagePack) -> Mention | None:
-    """(hu) ``… Sokan élnek Berlinben.``: a one-token alias plus a case ending of the language
-    (``Berlin`` + ``-ben``, ``NASA`` + ``-nak``) is that entity, with its tag."""
+    """``… Sokan élnek Berlinben.`` (Hungarian): a one-token alias plus a case ending of the
+    language (``inflection_suffixes``: ``Berlin`` + ``-ben``, ``NASA`` + ``-nak``) is that entity,
+    with its tag."""
     for stem in case_stems(token, pack.inflection_suffixes):
         mention = index.single(stem)
         if mention is not None:

@@ -203,11 +203,15 @@ class Labeller:
         in the article text (its tokens' offsets are kept relative to the sentence)."""
         self._label_links(state, links, targets, aliases)
         self._match_aliases(state, aliases)
+        if self.pack.nouns_capitalized:  # a capitalized word may be a common noun: the processor says which
+            state.annotations = self.processor.annotate(state.tokens)
+            state.common_nouns = self.processor.common_nouns(state.tokens, state.annotations)
         first_word_waits = self._label_capitals(state)
         if state.has_unk and self.second_pass is None:
             return None
         # Only surviving sentences (and those the second pass sees) pay for lemma and POS.
-        state.annotations = self.processor.annotate(state.tokens)
+        if state.annotations is None:
+            state.annotations = self.processor.annotate(state.tokens)
         if first_word_waits:
             self._decide(state, state.first_word, self._first_word_by_pos)
         source = "links"

@@ -1,7 +1,8 @@
 """Steps 3 and 4 of the method, per language: the resources the labelling rules read.
 
-Loaded once per language from ``mappings/<lang>/labels.toml`` (``mappings/default/labels.toml`` for
-a language without its own), plus the calendar words of ``mappings/calendar.toml``.
+Loaded once per language from its pack (:func:`wikisilver.languages.language_pack`): the pack's
+``labels.toml`` and word lists (``mappings/default/`` for a language without a pack), plus the
+calendar words of its ``calendar.toml``.
 """
 
 from __future__ import annotations
@@ -11,9 +12,8 @@ from dataclasses import dataclass
 
 from wikisilver.entities.calendar import calendar_words
 from wikisilver.labels.state import Tag
+from wikisilver.languages import language_pack
 from wikisilver.records import EntityType, TargetInfo
-from wikisilver.resources import has_mapping, load_toml
-
 
 
 def case_stems(token: str, suffixes: Sequence[str]) -> Iterator[str]:
@@ -28,7 +28,8 @@ def case_stems(token: str, suffixes: Sequence[str]) -> Iterator[str]:
 
 @dataclass(frozen=True)
 class LanguagePack:
-    """The language resources the rules read, from mappings/<lang>/labels.toml."""
+    """The language resources the rules read, from the pack's labels.toml and word lists
+    (docs/languages.md: every key)."""
 
     lang: str
     derived_tag: str
@@ -47,11 +48,16 @@ class LanguagePack:
     # royal_of_place: "Juliana of the Netherlands" is a person and a place, for these classes
     place_after_of_words: frozenset[str] = frozenset()
     place_after_of_classes: frozenset[str] = frozenset()
+    possessive_endings: tuple[str, ...] = ()  # what a possessive adds to a name: Lincoln's, Merkels
+    name_particles: frozenset[str] = frozenset()  # von, van, bin: parts of a person's name, never one alone
+    person_of_words: tuple[str, ...] = ()  # "of" of "Umberto I of Italy": the person is the part before
+    # the language capitalizes every noun (German): a capitalized word the tagger calls a common noun is O
+    nouns_capitalized: bool = False
 
     @classmethod
     def load(cls, lang: str) -> "LanguagePack":
-        folder = lang if has_mapping(lang, "labels.toml") else "default"
-        data = load_toml(folder, "labels.toml")
+        pack = language_pack(lang)
+        data = pack.table("labels.toml")
         return cls(
             lang=lang,
             derived_tag=data.get("derived_tag", "MISC"),
@@ -70,6 +76,10 @@ class LanguagePack:
             possessive_clitics=frozenset(data.get("possessive_clitics", ())),
             place_after_of_words=frozenset(data.get("place_after_of_words", ())),
             place_after_of_classes=frozenset(data.get("place_after_of_classes", ())),
+            possessive_endings=tuple(data.get("possessive_endings", ())),
+            name_particles=pack.words("name_particles.txt"),
+            person_of_words=tuple(data.get("person_of_words", ())),
+            nouns_capitalized=bool(data.get("nouns_capitalized", False)),
         )
 
     def conll_of(self, entity: EntityType) -> str:

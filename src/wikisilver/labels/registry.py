@@ -3,7 +3,8 @@
 A rule is a small function registered under its name with :func:`rule`, for one stage of a
 sentence's labelling (:class:`Stage`). The names that ``--disable-rule`` accepts and that
 ``stats.json`` ``rules_fired`` lists are the registered ones (:func:`rule_names`); there is no
-other list. A rule that acts at two stages (a personal title is O inside a link's anchor and
+other list. A renamed rule keeps its old name as an alias that ``--disable-rule`` accepts
+(``formerly``). A rule that acts at two stages (a personal title is O inside a link's anchor and
 outside one) registers one function per stage under the same name, and is switched off at both.
 """
 
@@ -64,12 +65,14 @@ class Rule:
 
 
 _REGISTRY: list[Rule] = []
+_FORMERLY: dict[str, str] = {}  # an old rule name -> the rule's name now
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def rule(name: str, stage: Stage, *, needs_pos: bool = False) -> Callable[[F], F]:
-    """Register the decorated function as rule ``name`` at ``stage``."""
+def rule(name: str, stage: Stage, *, needs_pos: bool = False, formerly: str = "") -> Callable[[F], F]:
+    """Register the decorated function as rule ``name`` at ``stage``; ``formerly``: the rule's old
+    name, still accepted where rule names are given."""
 
     def register(decide: F) -> F:
         if any(r.name == name and r.stage is stage for r in _REGISTRY):
@@ -79,6 +82,8 @@ def rule(name: str, stage: Stage, *, needs_pos: bool = False) -> Callable[[F], F
         if not inspect.getdoc(decide):
             raise ValueError(f"rule {name!r} has no docstring")
         _REGISTRY.append(Rule(name, stage, decide, needs_pos))
+        if formerly:
+            _FORMERLY[formerly] = name
         return decide
 
     return register
@@ -106,12 +111,21 @@ class LabelConfig:
     disabled_rules: frozenset[str] = frozenset()
     keep_low_quality: bool = True
 
+    def __post_init__(self) -> None:
+        # an old name switches the rule off by its name now
+        object.__setattr__(self, "disabled_rules", frozenset(_FORMERLY.get(n, n) for n in self.disabled_rules))
+
     def on(self, rule: str) -> bool:
         return rule not in self.disabled_rules
 
     def rules(self, stage: Stage) -> tuple[Rule, ...]:
         """The rules of ``stage`` that are on, in their order."""
         return tuple(r for r in _REGISTRY if r.stage is stage and self.on(r.name))
+
+
+def former_rule_names() -> dict[str, str]:
+    """Old rule name -> the rule's name now (``hu_inflected_name`` -> ``inflected_name``)."""
+    return dict(_FORMERLY)
 
 
 def rules_fired(counts: Mapping[str, int]) -> dict[str, int]:

@@ -16,8 +16,8 @@ from wikisilver.labels.aliases import anchor_names_target, function_words, is_de
 from wikisilver.labels.language import LanguagePack
 from wikisilver.labels.registry import Stage, rule
 from wikisilver.labels.state import LEAVE, O, UNK, UNKNOWN, Leave, SentenceState, Tag
+from wikisilver.languages import language_pack
 from wikisilver.records import Link, TargetInfo
-from wikisilver.resources import load_word_list
 from wikisilver.text.base import is_punct_token
 from wikisilver.titles import drop_parenthetical
 
@@ -97,7 +97,7 @@ def common_noun_unk(text: str, pack: LanguagePack) -> dict[str, str]:
 @rule("link_calendar_o", Stage.LINK)
 def link_calendar_o(link: Link, info: TargetInfo | None, pack: LanguagePack) -> Tag | None:
     """``on [[February 12]], [[1809]]``: a link to a calendar page (a date, a year, a month; titles
-    as in ``mappings/calendar.toml``, or a page typed by the calendar source) is O."""
+    as in ``mappings/<lang>/calendar.toml``, or a page typed by the calendar source) is O."""
     if is_calendar_title(link.target, pack.lang) or (_typed(info) and info.entity.source == "calendar"):
         return Tag("O", "O", link.target)
     return None
@@ -113,14 +113,18 @@ def link_lowercase_ignored(link: Link, info: TargetInfo | None, pack: LanguagePa
 
 @functools.cache
 def nationality_words(lang: str) -> frozenset[str]:
-    """The nationality, ethnic-group, language and religion words of ``lang``
-    (``mappings/<lang>/nationalities.txt``, with their plurals in -s, except the plurals that are
-    names of their own, ``plural_names.txt``: Philippines, Laos) and its names of religions and of
-    God (``religions.txt``, as written)."""
-    words = load_word_list(lang, "nationalities.txt")
-    plurals = {w + "s" for w in words if not w.endswith(("sh", "ch", "ese", "s", "x", "z"))}
-    plurals -= load_word_list(lang, "plural_names.txt")
-    return words | plurals | load_word_list(lang, "religions.txt")
+    """The nationality, ethnic-group, language and religion words of ``lang`` (its pack's
+    ``nationalities.txt``, with their plurals as its ``labels.toml`` ``[nationality_plural]`` makes
+    them: English adds -s except after ``not_after`` endings; except the plurals that are names of
+    their own, ``plural_names.txt``: Philippines, Laos) and its names of religions and of God
+    (``religions.txt``, as written)."""
+    pack = language_pack(lang)
+    words = pack.words("nationalities.txt")
+    plural = pack.table("labels.toml").get("nationality_plural", {})
+    suffix, not_after = plural.get("suffix", ""), tuple(plural.get("not_after", ()))
+    plurals = {w + suffix for w in words if not (not_after and w.endswith(not_after))} if suffix else set()
+    plurals -= pack.words("plural_names.txt")
+    return words | plurals | pack.words("religions.txt")
 
 
 @rule("nationality_word", Stage.LINK)
@@ -289,20 +293,22 @@ def possessive_o(token: str, tag: Tag, pack: LanguagePack) -> bool:
     return token in pack.possessive_clitics
 
 
-@rule("hu_inflected_name", Stage.HYPHEN)
+@rule("inflected_name", Stage.HYPHEN, formerly="hu_inflected_name")
 def inflected_anchor(rest: str, pack: LanguagePack) -> Leave | None:
-    """(hu) ``[[NASA]]-nak``: a case ending after a hyphen leaves the name as it is, so
-    ``NASA-nak`` keeps the link's tag (``inflection_suffixes`` of the language)."""
+    """``[[NASA]]-nak`` (Hungarian): a case ending after a hyphen leaves the name as it is, so
+    ``NASA-nak`` keeps the link's tag (``inflection_suffixes`` of the language; a language without
+    them never asks). Was ``hu_inflected_name``, still accepted by ``--disable-rule``."""
     if pack.inflection_suffixes and rest.startswith("-") and rest[1:] in pack.inflection_suffixes:
         return LEAVE
     return None
 
 
-@rule("hu_hyphen_compound_o", Stage.HYPHEN)
-def hu_hyphen_compound_o(rest: str, pack: LanguagePack) -> Tag | None:
-    """(hu) ``[[WorldCom]]-botrány``: a hyphenated compound whose head is a common noun is O, as in
-    NerKor (only in languages with case endings). A compound that is itself the linked page keeps
-    the link's tag: ``[[Nobel-díj]]at`` is ``Nobel-díjat``, the anchor plus a case ending."""
+@rule("hyphen_compound_o", Stage.HYPHEN, formerly="hu_hyphen_compound_o")
+def hyphen_compound_o(rest: str, pack: LanguagePack) -> Tag | None:
+    """``[[WorldCom]]-botrány`` (Hungarian): a hyphenated compound whose head is a common noun is O,
+    as in NerKor (only in languages with case endings, ``inflection_suffixes``). A compound that is
+    itself the linked page keeps the link's tag: ``[[Nobel-díj]]at`` is ``Nobel-díjat``, the anchor
+    plus a case ending. Was ``hu_hyphen_compound_o``, still accepted by ``--disable-rule``."""
     if pack.inflection_suffixes and rest.startswith("-"):
         return O
     return None
@@ -352,7 +358,7 @@ def personal_title_alone(state: SentenceState, k: int, pack: LanguagePack) -> Ta
 @rule("incidental_capital_o", Stage.TOKEN)
 def incidental_capital_o(state: SentenceState, k: int, pack: LanguagePack) -> Tag | None:
     """``In March I went …``: words capitalized by convention (months and weekdays of
-    ``mappings/calendar.toml``, ``I``, listed acronyms: ``incidental_capitals``) are O."""
+    ``mappings/<lang>/calendar.toml``, ``I``, listed acronyms: ``incidental_capitals``) are O."""
     token = state.tokens[k]
     if token in pack.incidental_capitals or token.lower() in pack.calendar_words:
         return O
@@ -370,6 +376,16 @@ def nationality_word_alone(state: SentenceState, k: int, pack: LanguagePack) -> 
     if k + 1 < len(tokens) and tokens[k + 1][:1].isupper():
         return None
     return pack.derived()
+
+
+@rule("capitalized_noun_o", Stage.TOKEN)
+def capitalized_noun_o(state: SentenceState, k: int, pack: LanguagePack) -> Tag | None:
+    """``Die Stadt hat viele Einwohner.``: where the language capitalizes every noun
+    (``nouns_capitalized``: German), a capitalized word that the language's processor calls a
+    common noun is O, not an unknown name (every sentence of such a language is tagged before its
+    capitals are decided; :meth:`~wikisilver.text.TextProcessor.common_nouns`). Anything else, a
+    word tagged PROPN or a "noun" the tagger never saw, is left to the rules after this one."""
+    return O if pack.nouns_capitalized and k in state.common_nouns else None
 
 
 @rule("sentence_initial_unk", Stage.TOKEN, needs_pos=True)

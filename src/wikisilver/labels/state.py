@@ -59,7 +59,8 @@ class SentenceState:
     of the mention it belongs to, so that two adjacent mentions of the same tag stay two entities.
     ``has_unk`` says whether a token is UNK (the sentence will be dropped). ``counts`` are the
     article's counts, shared by its sentences. ``annotations`` (lemma, POS) are filled in only once
-    the sentence has survived the UNK filter.
+    the sentence has survived the UNK filter, except in a language that capitalizes every noun,
+    where they come first and ``common_nouns`` holds the tokens its processor calls common nouns.
     """
 
     tokens: list[str]
@@ -71,6 +72,7 @@ class SentenceState:
     next_group: int = 0
     has_unk: bool = False
     annotations: list[tuple[str, str]] | None = None
+    common_nouns: frozenset[int] = frozenset()
 
     def __post_init__(self) -> None:
         self.mentions = [None] * len(self.tokens)

@@ -1,9 +1,10 @@
 """Step 2 of the method, linguistic layer: split sentences, tokenize, add lemma and POS.
 
-``get_processor(lang, backend)`` returns the :class:`TextProcessor` the labeller uses: built-in
-English (Punkt + EWT-trained tagger) and Hungarian (rule tokenizer + NerKor-trained tagger) processors,
-a language-independent default for every other language, or an installed spaCy pipeline
-(``backend="spacy:en_core_web_sm"``). Everything built-in runs offline from ``mappings/``.
+``get_processor(lang, backend)`` returns the :class:`TextProcessor` the labeller uses: the one the
+language's pack chooses (``mappings/<lang>/pack.toml``: splitter, tokenizer, tagger model;
+:class:`~wikisilver.text.processor.PackProcessor`), the language-independent default for a language
+without a pack, or an installed spaCy pipeline (``backend="spacy:en_core_web_sm"``). Everything
+built-in runs offline from ``mappings/``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import os
 from collections.abc import Sequence
 
 from wikisilver.errors import InputError
+from wikisilver.languages import language_pack
 from wikisilver.text.base import TextProcessor
 from wikisilver.text.punkt import train_punkt
 
@@ -89,18 +91,15 @@ def _spacy_pipeline(backend: str) -> str | None:
 
 @functools.lru_cache(maxsize=None)
 def get_processor(lang: str, backend: str = "builtin") -> TextProcessor:
-    """The processor for ``lang`` (cached per (lang, backend))."""
+    """The processor for ``lang`` (cached per (lang, backend)): its pack's, else the default."""
     model = _spacy_pipeline(backend)
     if model is not None:
         return SpacyProcessor(lang, model)
-    if lang == "en":
-        from wikisilver.text.english import EnglishProcessor
+    pack = language_pack(lang)
+    if pack.full:
+        from wikisilver.text.processor import PackProcessor
 
-        return EnglishProcessor()
-    if lang == "hu":
-        from wikisilver.text.hungarian import HungarianProcessor
-
-        return HungarianProcessor()
+        return PackProcessor(pack)
     return TextProcessor(lang)
 
 

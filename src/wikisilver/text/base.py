@@ -148,6 +148,11 @@ class TextProcessor:
             return True
         return any(self.is_finite_verb(t, pos, lemma) for t, (lemma, pos) in zip(tokens, annotations))
 
+    def common_nouns(self, tokens: Sequence[str], annotations: Sequence[tuple[str, ...]]) -> frozenset[int]:
+        """The indices of the tokens that are common nouns (UPOS NOUN), for a language that
+        capitalizes every noun (the labeller's ``capitalized_noun_o``)."""
+        return frozenset(k for k, annotation in enumerate(annotations) if annotation[1] == "NOUN")
+
     def is_proper_noun_candidate(self, token: str, pos: str, sentence_initial: bool) -> bool:
         """Capitalized and either tagged PROPN or not sentence-initial."""
         if not token[:1].isupper():

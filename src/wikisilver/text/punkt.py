@@ -1,4 +1,5 @@
-"""Step 2 (sentence splitting): Punkt parameters as a plain TSV data file, trained offline.
+"""Step 2 (sentence splitting): Punkt parameters as a plain TSV data file, trained offline, and
+the one repair the ``punkt`` splitter makes to Punkt's sentences.
 
 NLTK's Punkt splitter needs learnt parameters (abbreviation types, collocations, sentence
 starters, orthographic context). NLTK ships them only as a downloadable pickle, which we must not
@@ -9,12 +10,17 @@ store them as a TSV under ``mappings/<lang>/punkt.tsv`` that anyone can read and
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from pathlib import Path
 
 from nltk.tokenize.punkt import PunktParameters, PunktTrainer
 
 from wikisilver.errors import InputError
+
+_INITIAL = re.compile(r"[A-Z]\.")
+_ROMAN = frozenset("IVX")  # "World War I." ends a sentence
+# Punkt orthographic-context bit: the word was seen in lower case in the middle of a sentence.
+ORTHO_MID_LC = 1 << 5
 
 _ABBREV_SHAPE = re.compile(r"[^\W\d_]+(?:\.-?[^\W\d_]+)*")
 
@@ -103,3 +109,42 @@ def read_punkt_params(path: Path, extra_abbrevs: Iterable[str] = ()) -> PunktPar
     for abbrev in extra_abbrevs:
         params.abbrev_types.add(abbrev.lower().rstrip("."))
     return params
+
+
+def last_words(text: str, start: int, end: int, n: int = 2) -> list[str]:
+    """The last ``n`` whitespace-separated words of ``text[start:end]``, read back from ``end``
+    only as far as they reach (a sentence grown by joins is never read whole again)."""
+    words: list[str] = []
+    i = end
+    while len(words) < n:
+        while i > start and text[i - 1].isspace():
+            i -= 1
+        j = i
+        while j > start and not text[j - 1].isspace():
+            j -= 1
+        if j == i:
+            break
+        words.append(text[j:i])
+        i = j
+    return words[::-1]
+
+
+def continues_name(words: list[str], right: str, function_words: Collection[str]) -> bool:
+    """Whether Punkt split a name after a middle initial, given the last ``words`` (two at most) of
+    the sentence before and the sentence after: ``George W.`` | ``Bush and …``, ``activist W.`` |
+    ``E. B.`` | ``Du Bois …``. Punkt ends a sentence at an initial when the next word also occurs in
+    lower case (bush, sessions); a single capital and a period after a capitalized word or another
+    initial, followed by an initial or by a capitalized word that is not one of the language's
+    ``function_words``, is a name going on. Roman numerals (I, V, X) and function words after the
+    period (``Group B.`` | ``The team …``) keep the split."""
+    following = right.split(maxsplit=1)
+    if not following or not _INITIAL.fullmatch(words[-1]) or words[-1][0] in _ROMAN:
+        return False
+    first = following[0]
+    if _INITIAL.fullmatch(first):
+        return True
+    before = words[-2] if len(words) > 1 else ""
+    if not (before[:1].isupper() or _INITIAL.fullmatch(before)):
+        return False
+    name = first.rstrip(",;:.")
+    return name[:1].isupper() and name.lower() not in function_words

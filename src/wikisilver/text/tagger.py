@@ -3,8 +3,9 @@ the suffix-rule lemmatizer (:mod:`wikisilver.text.lemmatizer`).
 
 Both are trained offline (``scripts/train_pos.py``) and shipped as one gzipped JSON file under
 ``mappings/<lang>/``, so tagging needs no download and no third-party model. The tagger is greedy,
-left to right, with a feature set per language (``hu``: word-final letters carry most of the
-information in an agglutinative language; ``en``: case, wider context and ambiguity classes); a
+left to right, with one of two feature sets, which the language pack names (``suffix``: word-final
+letters carry most of the information in an agglutinative language; ``context``: case, wider
+context and ambiguity classes); a
 frequent-and-unambiguous word dictionary short-cuts the perceptron, which keeps per-token Python
 work small.
 """
@@ -135,20 +136,22 @@ def _features_en(i: int, words: Sequence[str], prev: str, prev2: str, classes: d
     return _word_features_en(words[i], i == 0, classes) + _context_features_en(i, words, prev, prev2, classes)
 
 
-_FEATURES = {"hu": _features_hu, "en": _features_en}
+# The feature sets a model may be trained with (pack.toml [tagger] features), by name.
+_FEATURES = {"suffix": _features_hu, "context": _features_en}
+FEATURE_SETS = tuple(_FEATURES)
 
 
 class PerceptronTagger:
     """Greedy averaged perceptron over the tag set seen in training.
 
-    ``features`` names the feature set (``hu``: suffix-heavy, for an agglutinative language;
-    ``en``: see :func:`_features_en`); ``ambiguity`` maps a lowercase word to the tags it had in
-    training (the ``en`` set reads it). Words in ``tagdict`` (frequent, one tag) skip the perceptron.
+    ``features`` names the feature set (``suffix``: suffix-heavy, for an agglutinative language;
+    ``context``: see :func:`_features_en`); ``ambiguity`` maps a lowercase word to the tags it had
+    in training (the ``context`` set reads it). Words in ``tagdict`` (frequent, one tag) skip the perceptron.
     """
 
     def __init__(self, weights: dict[str, dict[str, float]] | None = None,
                  tagdict: dict[str, str] | None = None, classes: Sequence[str] = (),
-                 features: str = "hu", ambiguity: dict[str, str] | None = None) -> None:
+                 features: str = "suffix", ambiguity: dict[str, str] | None = None) -> None:
         self.weights = weights or {}
         self.tagdict = tagdict or {}
         self.classes = tuple(classes)
@@ -187,7 +190,7 @@ class PerceptronTagger:
         return tagdict.get(word) or tagdict.get(word.lower()) if i == 0 else tagdict.get(word)
 
     def tag(self, words: Sequence[str]) -> list[str]:
-        if self.features == "en":
+        if self.features == "context":
             if self._dense is False:
                 self._dense = DenseScorer.of(self.weights, self.classes)
             if self._dense is not None:
@@ -201,7 +204,7 @@ class PerceptronTagger:
         return out
 
     def _tag_dense(self, words: Sequence[str], dense: DenseScorer) -> list[str]:
-        """:meth:`tag` for the ``en`` features through :mod:`wikisilver.text.fast_tagger`: the
+        """:meth:`tag` for the ``context`` features through :mod:`wikisilver.text.fast_tagger`: the
         tag-independent features of the words the dictionary does not tag, summed at once."""
         out = [self._dict_tag(i, word) for i, word in enumerate(words)]
         scored = [i for i, tag in enumerate(out) if tag is None]
@@ -236,7 +239,7 @@ class PerceptronTagger:
     @classmethod
     def train(cls, sentences: list[list[tuple[str, str]]], iterations: int = 5, seed: int = 1,
               min_dict_count: int = 20, dict_purity: float = 0.97, prune: float = 0.5,
-              features: str = "hu", dev: list[list[tuple[str, str]]] | None = None,
+              features: str = "suffix", dev: list[list[tuple[str, str]]] | None = None,
               log=print) -> "PerceptronTagger":
         """Train for ``iterations`` passes; with ``dev`` sentences, keep the averaged weights of
         the pass that tags ``dev`` best (the choice is logged)."""
@@ -251,7 +254,7 @@ class PerceptronTagger:
             if total >= min_dict_count and n / total >= dict_purity:
                 tagdict[word] = tag
         classes = sorted({t for c in counts.values() for t in c})
-        ambiguity = _ambiguity_classes(sentences) if features == "en" else {}
+        ambiguity = _ambiguity_classes(sentences) if features == "context" else {}
         model = cls({}, tagdict, classes, features, ambiguity)
         weights: dict[str, dict[str, float]] = defaultdict(dict)
         totals: dict[tuple[str, str], float] = defaultdict(float)
@@ -304,13 +307,13 @@ class PerceptronTagger:
 
     def to_json(self) -> dict:
         data = {"classes": list(self.classes), "tagdict": self.tagdict, "weights": self.weights}
-        if self.features != "hu":
+        if self.features != "suffix":
             data.update(features=self.features, ambiguity=self.ambiguity)
         return data
 
     @classmethod
     def from_json(cls, data: dict) -> "PerceptronTagger":
-        return cls(data["weights"], data["tagdict"], data["classes"], data.get("features", "hu"), data.get("ambiguity"))
+        return cls(data["weights"], data["tagdict"], data["classes"], data.get("features", "suffix"), data.get("ambiguity"))
 
 
 def _ambiguity_classes(sentences: list[list[tuple[str, str]]], min_count: int = 2,

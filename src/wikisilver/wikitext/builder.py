@@ -33,6 +33,10 @@ _LEFTOVER_PAIRS = frozenset({"[[", "]]", "{{", "}}", "{|", "|}"})
 _URL_BRACKET = re.compile(r"\[(?=https?:|//)")
 _SPACE_RUN = re.compile(r"\s+")
 _URL = re.compile(r"(?:https?:|ftp:)?//\S+")
+# A link to a media file by its name, in whatever namespace the wiki calls files ([[Immagine:x.png|
+# border|left|150px]] where the table of the language does not know "Immagine"): an image or a
+# sound, not running text, so dropped as a file link is, with its options and caption.
+_MEDIA_FILE = tuple(f".{ext}" for ext in "png jpg jpeg gif svg tif tiff webp xcf bmp ogg oga ogv webm mp3 wav flac mid midi pdf djvu".split())
 # HTML tags whose content is not running text.
 _DROP_CONTENT_TAGS = frozenset(DROPPED_TAGS) | {"s", "del", "strike"}
 _BREAK_TAGS = frozenset({"br", "hr", "p", "li", "dd", "dt", "div", "tr", "blockquote"})
@@ -154,7 +158,7 @@ class Builder:
         linkable = True
         if has_prefix:
             key = name_key(prefix)
-            if key in self.lang.drop_prefixes:
+            if key in self.lang.drop_prefixes or rest.rstrip().lower().endswith(_MEDIA_FILE):
                 if not colon:
                     return  # a file or category: its caption is not running text
                 linkable = False

@@ -2,9 +2,10 @@
 other languages, which templates and categories mark a disambiguation page, the redirect magic
 words and the letters of a link trail.
 
-It comes from ``mappings/wikitext.toml`` (a ``[default]`` table every language gets, plus one
-per language) and from the namespaces of the dump's ``<siteinfo>``, which give every wiki its
-local names for files and categories, with or without a table of its own.
+It comes from ``mappings/wikitext.toml`` (the ``[default]`` table every language gets), from
+``mappings/<lang>/wikitext.toml`` (the language's own) and from the namespaces of the dump's
+``<siteinfo>``, which give every wiki its local names for files and categories, with or without a
+table of its own.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from wikisilver.languages import wiki_conventions
 from wikisilver.resources import load_toml
 
 # Siteinfo namespace keys whose links vanish with their text: Media, File, Category.
@@ -61,9 +63,8 @@ def template_key(name: str) -> str:
 # Cached: every page of a wiki asks for the same data.
 @functools.lru_cache(maxsize=64)
 def _lang_data(lang: str, namespaces: tuple[tuple[int, str], ...] = ()) -> Language:
-    table = load_toml("wikitext.toml")
-    default = table["default"]
-    own = table.get(lang, {})
+    default = load_toml("wikitext.toml")["default"]
+    own = wiki_conventions(lang, "wikitext.toml")
 
     def merged(name: str) -> list:
         return list(default.get(name, [])) + list(own.get(name, []))

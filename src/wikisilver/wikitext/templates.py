@@ -2,8 +2,9 @@
 
 MediaWiki renders ``{{convert|663268|sqmi}}`` or ``{{lang|la|…}}`` to words inside a sentence;
 dropped with the other templates they would leave a gap ("in land area at , over twice the size
-of Texas"). The table of ``mappings/templates.toml`` (documented at its top) says, per language,
-which templates render nothing (``silent``) and what the others render to. :func:`render_inline`
+of Texas"). The tables of ``mappings/templates.toml`` (documented at its top; ``[default]``) and
+of ``mappings/<lang>/templates.toml`` (the language's own) say which templates render nothing
+(``silent``) and what the others render to. :func:`render_inline`
 replaces every template it knows, innermost first, before the pre-pass drops the rest;
 :func:`is_silent` tells that pre-pass which dropped templates leave no gap.
 """
@@ -15,6 +16,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from wikisilver.languages import wiki_conventions
 from wikisilver.resources import load_toml
 from wikisilver.wikitext.language import name_key, template_key
 
@@ -31,7 +33,7 @@ _RANGE_WORDS = frozenset({"to", "-", "–", "and", "or", "by", "x", "×", "+", "
 
 @dataclass(frozen=True)
 class TemplateTable:
-    """The inline-template table of one language (``mappings/templates.toml``)."""
+    """The inline-template table of one language (``mappings/templates.toml`` and ``mappings/<lang>/``)."""
 
     silent: frozenset[str]
     render: Mapping[str, str]
@@ -44,8 +46,7 @@ class TemplateTable:
 @functools.lru_cache(maxsize=16)
 def template_table(lang: str) -> TemplateTable:
     """The table of ``lang``: its own entries over the ``[default]`` ones."""
-    data = load_toml("templates.toml")
-    default, own = data["default"], data.get(lang, {})
+    default, own = load_toml("templates.toml")["default"], wiki_conventions(lang, "templates.toml")
 
     def merged(key: str) -> dict[str, str]:
         return {name_key(k): v for part in (default, own) for k, v in part.get(key, {}).items()}
