@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from nltk.tokenize.punkt import PunktParameters
 
@@ -124,7 +124,7 @@ class EnglishProcessor(TextProcessor):
         self._punkt = fast_punkt_splitter(params)
         self._token_pattern = _token_pattern(always, numeric)
         self.abbreviations = frozenset(always)
-        self._tagger, self._lemmatizer, self.model_info = _model()
+        self._tagger, self._lemmatizer, _ = _model()
         # words Punkt saw in lower case mid-sentence in Wikipedia: common words, whatever EWT says
         self._lowercase_words = frozenset(w for w, flags in params.ortho_context.items() if flags & _ORTHO_MID_LC)
 
@@ -198,7 +198,3 @@ _AFTER_VERB = frozenset({"ADP", "DET", "ADV", "PRON", "NUM", "ADJ", "SCONJ"})
 # Punkt orthographic-context bit: the word was seen in lower case in the middle of a sentence.
 _ORTHO_MID_LC = 1 << 5
 
-
-def train_english_punkt(texts: Iterable[str]) -> PunktParameters:
-    """Punkt parameters trained on your own English texts (see :func:`wikisilver.text.punkt.train_punkt`)."""
-    return train_punkt(texts)

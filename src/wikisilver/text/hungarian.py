@@ -77,7 +77,7 @@ class HungarianProcessor(TextProcessor):
         super().__init__("hu")
         self.abbreviations, self._final_abbreviations = _abbreviations()
         self._token_pattern = _token_pattern(self.abbreviations)
-        self._tagger, self._lemmatizer, self.model_info = _model()
+        self._tagger, self._lemmatizer, _ = _model()
 
     def _period_is_not_final(self, text: str, line_start: int, dot: int, following: str) -> bool:
         word_start = max(text.rfind(" ", line_start, dot), text.rfind("\t", line_start, dot), line_start - 1) + 1
