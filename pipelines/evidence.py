@@ -298,12 +298,14 @@ class GatherEvidence(beam.PTransform):
     """:class:`WikiEvidence` (as ``pcollections``) -> :class:`Evidence`: the wiki's own evidence and
     the run's entity sources.
 
+    The files of every declared source with a reader (the types, and any new source of (title,
+    class) files: wikisilver.entities.sources) are read the same way, each file one voter.
     ``requests`` chooses what is wanted. The build's (resolved link targets keyed by title, see
-    ``ResolveRedirects``): the endpoint is asked about the requested titles, and the types are
+    ``ResolveRedirects``): the endpoint is asked about the requested titles, and the files are
     read through a Bloom filter of the titles they will be joined with (the requested ones, or
-    with ``--types-lang`` the other-language titles of langlinks.sql). None (the entities job):
-    every title any source knows, so the endpoint is asked about the dump's titles and the types
-    are read whole.
+    for the types with ``--types-lang`` the other-language titles of langlinks.sql). None (the
+    entities job): every title any source knows, so the endpoint is asked about the dump's titles
+    and the files are read whole.
     """
 
     def __init__(self, config: BuildConfig, requests: PCollection | None = None) -> None:
