@@ -30,6 +30,8 @@ from wikisilver.corpus.write import write_json_atomic, write_text_atomic
 from wikisilver.dump import wiki_namespaces
 from wikisilver.errors import WikisilverError
 from wikisilver.health import CorpusRejected, coverage_warnings, dominant_reject, reject_example
+from wikisilver.entities import sources
+from wikisilver.entities.sources import Source
 from wikisilver.labels import LabelConfig
 from wikisilver.lock import output_lock
 from wikisilver.ownership import CORPUS, Output, commit, place, prepare_output, staged
@@ -72,7 +74,7 @@ def build_pipeline(pipeline: beam.Pipeline, config: BuildConfig, staging: str, c
     wiki = pcollections(parsed) | "WikiEvidence" >> ReadWikiEvidence(config)
     requests = (parsed.articles, wiki.redirects) | "ResolveRedirects" >> ResolveRedirects(config.redirect_hops)
     evidence = pcollections(wiki) | "GatherEvidence" >> GatherEvidence(config, requests)
-    typed = pcollections(evidence) | "TypeEntities" >> TypeRequestedTitles(config.lang, ontology, table, requests)
+    typed = evidence.inputs() | "TypeEntities" >> TypeRequestedTitles(config.lang, ontology, table, requests)
     label_config = LabelConfig(
         disabled_rules=frozenset(config.disabled_rules), keep_low_quality=not config.drop_low_quality
     )
@@ -147,13 +149,24 @@ def run_build(config: BuildConfig) -> dict:
         rejected = dominant_reject(stats, config.max_reject_share)
         if rejected is not None:  # not a finished corpus: no dataset card, no manifest (the commit marker)
             raise CorpusRejected(out, rejected, config.max_reject_share, reject_example(out, rejected.reason))
-        manifest = _manifest(config, classes[0], out, started, prints)
+        manifest = _manifest(config, out, started, prints)
         write_text_atomic(paths.join(out, "README.md"), dataset_card(manifest, stats))
         commit(output, manifest)  # manifest.json last: the commit marker
     return stats
 
 
-def _manifest(config: BuildConfig, ontology, out: str, started: dt.datetime, prints: dict) -> dict:
+def _source_record(source: Source, config: BuildConfig, record) -> list[dict] | dict | str | None:
+    """What manifest.json ``inputs`` says of a source's files: each file's record (a list if the
+    option is repeatable), a directory's path; None when not given."""
+    values = source.values(config)
+    if source.kind == "dir":
+        return paths.absolute(values[0]) if values else None
+    if source.repeatable:
+        return [record(p) for p in values]
+    return record(values[0]) if values else None
+
+
+def _manifest(config: BuildConfig, out: str, started: dt.datetime, prints: dict) -> dict:
     """manifest.json: the inputs with their checksums and fingerprints, the config, the outputs, when."""
     sha256 = {r["path"]: r["digest"][7:] for records in prints.values() for r in records
               if r["digest"].startswith("sha256:")}
@@ -166,12 +179,8 @@ def _manifest(config: BuildConfig, ontology, out: str, started: dt.datetime, pri
         "version": __version__,
         "language": config.lang,
         "dumps": [dump_record(p, sha256.get(paths.absolute(p), "")) for p in config.dumps],
-        "inputs": {
-            "types": [record(p) for p in config.types],
-            "entities": [record(p) for p in config.entities],
-            "ontology": input_record(config.ontology, ontology.sha256) if config.ontology else None,
-            "infobox_mappings": paths.absolute(config.infobox_mappings) if config.infobox_mappings else None,
-        },
+        "inputs": {source.option: _source_record(source, config, record) for source in sources.SOURCES
+                   if source.kind != "url"},
         "config": config_record(config),
         "comparable": comparable_config(config, prints),
         "fingerprints": prints,

@@ -64,7 +64,7 @@ def _run_entities(config: EntitiesConfig, out: str, classes) -> dict:
             wiki = pcollections(parsed) | "WikiEvidence" >> ReadWikiEvidence(config)
             evidence = pcollections(wiki) | "GatherEvidence" >> GatherEvidence(config)
             (
-                pcollections(evidence)
+                evidence.inputs()
                 | "TypeEntities" >> TypeEveryTitle(config.lang, ontology, table)
                 | "Typed" >> beam.Filter(lambda kv: kv[1].entity is not None)
                 | "KeyByShard" >> beam.Map(lambda kv: (zlib.crc32(kv[0].encode()) % shards, kv[1]))

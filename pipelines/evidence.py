@@ -17,17 +17,18 @@ through ``langlinks.sql`` only.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterator, Mapping
 from typing import NamedTuple
 
 import apache_beam as beam
 from apache_beam.pvalue import PCollection
 
 from wikisilver.config import BuildConfig, sparql_config, title_filter_capacity, types_lang
-from wikisilver.entities import sql
+from wikisilver.entities import sources, sql
 from wikisilver.entities.bloom import BloomFilter, filter_size, title_hash
 from wikisilver.entities.mysqldump import SqlReadStats
-from wikisilver.entities.rdf import TripleReadStats, iter_instance_types
+from wikisilver.entities.sources import Source
 from wikisilver.entities.table import read_entity_table
 from wikisilver.pipelines.common import COUNTS, counter, counts, named
 from wikisilver.pipelines.extract import Extracted
@@ -45,18 +46,21 @@ class WikiEvidence(NamedTuple):
 
 
 class Evidence(NamedTuple):
-    """All evidence for the typing join, keyed by title: the fields of ``TitleEvidence``. A source
-    the run does not use is None: it is left out of the join and costs the runner nothing."""
+    """All evidence for the typing join, keyed by title. ``sources``: the evidence of each entity
+    source the run uses, by its evidence name (wikisilver.entities.sources; the entity tables'
+    EntityType rows, the others' classes or (class, file index) pairs); a source the run does not
+    use is absent: it is left out of the join and costs the runner nothing."""
 
     flags: PCollection  # PageFlags
     aliases: PCollection  # alias titles: redirects, other-language titles, entity-table aliases
-    entities: PCollection | None  # EntityType rows of --entities tables
-    types: PCollection | None  # (DBpedia class, index of the --types file) of --types (in the dump's language)
-    sparql: PCollection | None  # DBpedia classes from the SPARQL endpoint
-    langlinks: PCollection | None  # (class, file index) of the title's equivalent in --types-lang
-    infobox: PCollection | None  # DBpedia class of the first mapped infobox
+    sources: Mapping[str, PCollection]
     # Not evidence: what reading the SQL tables and types files skipped, for stats.json (None: no such file).
     counts: PCollection | None = None
+
+    def inputs(self) -> dict[str, PCollection]:
+        """The input of the typing composites: the fields of ``TitleEvidence``, and the counts."""
+        found = {"flags": self.flags, "aliases": self.aliases, **self.sources}
+        return found if self.counts is None else {**found, "counts": self.counts}
 
 
 _SQL_READERS = {
@@ -209,19 +213,19 @@ class TitleFilterFn(beam.CombineFn):
         return bloom.bits, bloom.hashes, bytes(bloom.array)
 
 
-def _read_types(
-    file: tuple[int, str], title_filter: tuple[int, int, bytes] | None = None
+def _read_classes(
+    file: tuple[int, str], source: Source, title_filter: tuple[int, int, bytes] | None = None
 ) -> Iterator[tuple[str, tuple[str, int]]]:
-    """(title, (class, file index)) of the types file ``(index, path)``: each file votes on a
-    title's type on its own (``wikisilver.entities.typing``); with a filter, only the titles
-    that may be requested."""
+    """(title, (class, file index)) of the file ``(index, path)`` of a source with a reader (the
+    types, wikisilver.entities.sources): each file votes on a title's type on its own
+    (``wikisilver.entities.typing``); with a filter, only the titles that may be requested."""
     origin, path = file
     bloom = BloomFilter(*title_filter) if title_filter is not None else None
     read = dropped = 0
     last_title, wanted = None, True  # a title's classes come on consecutive lines: test it once
-    stats = TripleReadStats()
+    problems: Counter = Counter()
     try:
-        for title, cls in iter_instance_types(path, stats):
+        for title, cls in source.reader(path, problems):
             read += 1
             if bloom is not None:
                 if title != last_title:
@@ -231,9 +235,9 @@ def _read_types(
                     continue
             yield title, (cls, origin)
     finally:  # counted once per file, not per line (a Beam counter update is not free)
-        counter("type_triples_read").inc(read)
-        counter("type_triples_unrequested").inc(dropped)
-    yield counts(input_problems("types", stats.problems()))
+        counter(f"{source.option}_lines_read").inc(read)
+        counter(f"{source.option}_lines_unrequested").inc(dropped)
+    yield counts(input_problems(source.option, dict(problems)))
 
 
 def _read_entity_table(path: str) -> Iterator:
@@ -294,17 +298,19 @@ class GatherEvidence(beam.PTransform):
     """:class:`WikiEvidence` (as ``pcollections``) -> :class:`Evidence`: the wiki's own evidence and
     the run's entity sources.
 
+    The files of every declared source with a reader (the types, and any new source of (title,
+    class) files: wikisilver.entities.sources) are read the same way, each file one voter.
     ``requests`` chooses what is wanted. The build's (resolved link targets keyed by title, see
-    ``ResolveRedirects``): the endpoint is asked about the requested titles, and the types are
+    ``ResolveRedirects``): the endpoint is asked about the requested titles, and the files are
     read through a Bloom filter of the titles they will be joined with (the requested ones, or
-    with ``--types-lang`` the other-language titles of langlinks.sql). None (the entities job):
-    every title any source knows, so the endpoint is asked about the dump's titles and the types
-    are read whole.
+    for the types with ``--types-lang`` the other-language titles of langlinks.sql). None (the
+    entities job): every title any source knows, so the endpoint is asked about the dump's titles
+    and the files are read whole.
     """
 
     def __init__(self, config: BuildConfig, requests: PCollection | None = None) -> None:
         super().__init__()
-        self.types_files = sorted(config.types)
+        self.class_files = {source: sorted(source.values(config)) for source in sources.readable()}
         self.entity_tables = sorted(config.entities)
         self.sparql = sparql_config(config) if config.sparql else None
         self.types_direct = types_lang(config) == config.lang
@@ -317,10 +323,21 @@ class GatherEvidence(beam.PTransform):
         pipeline = wiki.flags.pipeline
         aliases = [wiki.redirects | "AliasOfTarget" >> beam.Map(_swap)]
         read_counts = [wiki.counts] if wiki.counts is not None else []
-        types = self._types(pipeline, wiki, read_counts) if self.types_files else None
-        langlinks = entities = sparql = None
+        found: dict[str, PCollection] = {}
+        filters: dict[tuple[bool, bool], PCollection | None] = {}
+        for source, files in self.class_files.items():
+            if files:
+                # The types may be in another language (--types-lang), reaching the local
+                # titles through langlinks only; every other source is in the dump's.
+                direct, carried = (self.types_direct, self.langlinks) if source.option == "types" else (True, False)
+                if (direct, carried) not in filters:
+                    filters[direct, carried] = self._title_filter(wiki, direct, carried)
+                found[source.evidence] = self._classes(pipeline, source, files, filters[direct, carried], read_counts)
+        types = found.pop("types", None)
+        if types is not None and self.types_direct:
+            found["types"] = types
         if types is not None and self.langlinks:
-            langlinks = (
+            found["langlinks"] = (
                 {"types": types, "local": wiki.langlinks}
                 | "JoinLanglinks" >> beam.CoGroupByKey()
                 | "CarryTypes" >> beam.FlatMap(_carried_classes)
@@ -332,43 +349,47 @@ class GatherEvidence(beam.PTransform):
                 | "EntityTables" >> beam.Create(self.entity_tables)
                 | "ReadEntityTable" >> beam.FlatMap(_read_entity_table).with_outputs("aliases", main="entities")
             )
-            entities = rows.entities
+            found["entities"] = rows.entities
             aliases.append(rows.aliases)
         if self.sparql is not None:
             asked = wiki.flags if self.requests is None else self.requests
-            sparql = asked | "SparqlTypes" >> SparqlTypes(self.sparql)
+            found["sparql"] = asked | "SparqlTypes" >> SparqlTypes(self.sparql)
+        if wiki.infobox is not None:
+            found["infobox"] = wiki.infobox
         return Evidence(
-            flags=wiki.flags, aliases=tuple(aliases) | "AllAliases" >> beam.Flatten(), entities=entities,
-            types=types if self.types_direct else None,
-            sparql=sparql, langlinks=langlinks, infobox=wiki.infobox,
+            flags=wiki.flags, aliases=tuple(aliases) | "AllAliases" >> beam.Flatten(), sources=found,
             counts=tuple(read_counts) | "ReadCounts" >> beam.Flatten() if read_counts else None,
         )
 
-    def _wanted_titles(self, wiki: WikiEvidence) -> PCollection | None:
-        """Titles the types will be joined with, when that set is known (the build), else None."""
+    def _title_filter(self, wiki: WikiEvidence, direct: bool, carried: bool) -> PCollection | None:
+        """A Bloom filter of the titles a source's classes will be joined with, when that set is
+        known (the build): the requested ones if it is in the dump's language, the other-language
+        titles of langlinks.sql if it is carried over them. None: every title is wanted."""
         if self.requests is None:
             return None
         keys = []
-        if self.types_direct:
-            keys.append(self.requests | "RequestedTitles" >> beam.Keys())
-        if self.langlinks:
-            keys.append(wiki.langlinks | "LanglinkTitles" >> beam.Keys())
-        return tuple(keys) | "WantedTitles" >> beam.Flatten()
+        suffix = ("" if direct else "Other") + ("Carried" if carried else "")
+        if direct:
+            keys.append(self.requests | f"RequestedTitles{suffix}" >> beam.Keys())
+        if carried:
+            keys.append(wiki.langlinks | f"LanglinkTitles{suffix}" >> beam.Keys())
+        wanted = tuple(keys) | f"WantedTitles{suffix}" >> beam.Flatten()
+        return wanted | f"TitleFilter{suffix}" >> beam.CombineGlobally(TitleFilterFn(self.filter_capacity))
 
-    def _types(self, pipeline, wiki: WikiEvidence, read_counts: list) -> PCollection:
-        """(title, (class, file index)) of the types files; what reading them skipped is added to
-        ``read_counts``."""
-        files = (
+    def _classes(self, pipeline, source: Source, files: list[str], title_filter, read_counts: list) -> PCollection:
+        """(title, (class, file index)) of a source's files, read by its reader; what reading them
+        skipped is added to ``read_counts``."""
+        name = source.option.title().replace("_", "")
+        spread = (
             pipeline
-            | "TypesFiles" >> beam.Create(list(enumerate(self.types_files)))
-            | "SpreadTypesFiles" >> beam.Reshuffle()  # several files are read by several workers
+            | f"{name}Files" >> beam.Create(list(enumerate(files)))
+            | f"Spread{name}Files" >> beam.Reshuffle()  # several files are read by several workers
         )
-        wanted = self._wanted_titles(wiki)
-        if wanted is None:
-            read = files | "ReadTypes" >> beam.FlatMap(_read_types).with_outputs(COUNTS, main="lines")
+        if title_filter is None:
+            read = spread | f"Read{name}" >> beam.FlatMap(_read_classes, source).with_outputs(COUNTS, main="lines")
         else:
-            title_filter = wanted | "TitleFilter" >> beam.CombineGlobally(TitleFilterFn(self.filter_capacity))
-            read = files | "ReadTypes" >> beam.FlatMap(
-                _read_types, title_filter=beam.pvalue.AsSingleton(title_filter)).with_outputs(COUNTS, main="lines")
+            read = spread | f"Read{name}" >> beam.FlatMap(
+                _read_classes, source, title_filter=beam.pvalue.AsSingleton(title_filter)
+            ).with_outputs(COUNTS, main="lines")
         read_counts.append(read[COUNTS])
-        return read.lines | "ReshuffleTypes" >> beam.Reshuffle()
+        return read.lines | f"Reshuffle{name}" >> beam.Reshuffle()

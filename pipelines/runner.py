@@ -268,22 +268,24 @@ def config_record(config: BuildConfig) -> dict:
     return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(config).items()}
 
 
-FILE_INPUTS = (
-    "dumps", "multistream_index", "types", "entities", "page_sql", "redirect_sql", "page_props_sql", "langlinks_sql",
-)
+FILE_INPUTS = ("dumps", "multistream_index")  # the job's own; the entity sources' are declared (entities/sources.py)
 
 
 def input_fingerprints(config: BuildConfig, known: Mapping[str, Mapping] | None = None) -> dict[str, list[dict]]:
-    """The fingerprints (wikisilver.fingerprint) of every input file of a config, by option;
-    ``known``: those a finished corpus recorded, reused for files whose stat is unchanged."""
+    """The fingerprints (wikisilver.fingerprint) of every input file of a config, by option: the
+    dumps and their indexes, the files of every declared entity source (a directory's files), the
+    second pass's model; ``known``: those a finished corpus recorded, reused for files whose stat
+    is unchanged."""
+    from wikisilver.entities import sources
+
     prints = {key: fingerprints(getattr(config, key), known, dump=key == "dumps") for key in FILE_INPUTS}
-    prints["ontology"] = fingerprints([config.ontology] if config.ontology else [], known)
+    for source in sources.SOURCES:
+        if source.fingerprinted:
+            prints[source.option] = fingerprints(source.files(config), known)
     if config.second_pass:  # a build without it records what it always did
         from wikisilver.ner.seam import model_files
 
         prints["second_pass"] = fingerprints(model_files(config.second_pass), known)
-    mappings = config.infobox_mappings
-    prints["infobox_mappings"] = fingerprints(paths.listdir(mappings) if mappings else [], known)
     return prints
 
 

@@ -7,26 +7,29 @@ evidence by title and route the result: the entities job keeps every title
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator, Mapping
 from typing import NamedTuple
 
 import apache_beam as beam
 from apache_beam.pvalue import PCollection
 
-from wikisilver.entities.typing import TitleEvidence, Typing, type_title
+from wikisilver.entities.typing import TitleEvidence, Typing, evidence_fields, type_title
 from wikisilver.ontology import ClassTag, Ontology
 from wikisilver.pipelines.common import COUNTS, counts
 from wikisilver.pipelines.redirects import ArticleTarget
 
-
-_EVIDENCE = tuple(field.name for field in dataclasses.fields(TitleEvidence))
+NOT_EVIDENCE = ("counts",)  # the inputs of the typing composites that are not grouped by title
 
 
 def _group_evidence(evidence: dict[str, PCollection], requests: PCollection | None = None) -> PCollection:
     """(title, groups) with one group per source of ``evidence`` the run uses (:class:`Evidence`
-    as ``pcollections``), and the requests if given."""
-    groups = {name: evidence[name] for name in _EVIDENCE if name in evidence}  # not Evidence.counts
+    as ``inputs()``), and the requests if given. An input that is not a field of
+    :class:`TitleEvidence` fails here, when the job is constructed, not when it runs."""
+    fields = evidence_fields()
+    unknown = sorted(set(evidence) - set(fields) - set(NOT_EVIDENCE))
+    if unknown:
+        raise ValueError(f"evidence {', '.join(unknown)} is not a field of TitleEvidence ({', '.join(fields)})")
+    groups = {name: evidence[name] for name in fields if name in evidence}
     if requests is not None:
         groups["request"] = requests
     return groups | "GroupEvidence" >> beam.CoGroupByKey()
@@ -50,9 +53,10 @@ class _TypeTitle(beam.DoFn):
         self.lang = lang
         self.ontology = ontology
         self.class_table = dict(class_table)
+        self.fields = evidence_fields()  # as grouped by _group_evidence
 
     def typing_of(self, title: str, groups) -> Typing:
-        evidence = TitleEvidence(**{name: tuple(groups.get(name, ())) for name in _EVIDENCE})
+        evidence = TitleEvidence(**{name: tuple(groups.get(name, ())) for name in self.fields})
         return type_title(title, evidence, self.lang, self.ontology, self.class_table)
 
     def process(self, element) -> Iterator[tuple[str, object]]:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from wikisilver import paths
 from wikisilver.destination import check_destination, input_paths
 from wikisilver.engines import check_runner
+from wikisilver.entities import sources
 from wikisilver.errors import InputError, WikisilverError
 from wikisilver.files import special_kind
 from wikisilver.health import DEFAULT_MAX_REJECT_SHARE
@@ -81,11 +82,7 @@ class EntitiesConfig(BuildConfig):
     table_format: str = "tsv"  # "tsv" or "parquet"
 
 
-ENTITY_SOURCE_OPTIONS = (
-    "types", "ontology", "entities", "infobox_mappings", "types_lang", "langlinks_sql", "redirect_sql",
-    "page_sql", "page_props_sql", "sparql", "sparql_batch_size", "sparql_timeout", "sparql_retries",
-    "sparql_max_answer_mb",
-)
+ENTITY_SOURCE_OPTIONS = sources.options()  # the declared entity sources and their settings
 # The names each resolver takes: config fields, plus "demo" (the bundled inputs) and "config" (a TOML file).
 BUILD_OPTIONS = frozenset(f.name for f in dataclasses.fields(BuildConfig)) | {"demo", "config"}
 ENTITIES_OPTIONS = frozenset(
@@ -93,11 +90,13 @@ ENTITIES_OPTIONS = frozenset(
 )
 # Long option names of the command line whose config field is named otherwise (TOML keys use them).
 OPTION_FIELDS = {"dump": "dumps", "disable_rule": "disabled_rules", "format": "table_format"}
-# The options that name files or directories (``file://`` paths are read as local ones).
-_PATH_OPTIONS = frozenset({
-    "dumps", "multistream_index", "types", "ontology", "entities", "infobox_mappings", "page_sql", "redirect_sql",
-    "page_props_sql", "langlinks_sql", "out", "config",
-})
+
+
+def path_options() -> frozenset[str]:
+    """The options that name files or directories (``file://`` paths are read as local ones)."""
+    return frozenset({"dumps", "multistream_index", "out", "config"}) | sources.path_options()
+
+
 _REPEATABLE = frozenset(f.name for f in dataclasses.fields(EntitiesConfig) if str(f.type).startswith("tuple"))
 
 
@@ -183,9 +182,9 @@ def _normalized(name: str, value: Any) -> Any:
     if name in _REPEATABLE:
         single = isinstance(value, (str, os.PathLike))
         values = tuple(os.fspath(v) for v in ([value] if single else value))
-        return tuple(map(paths.normalize, values)) if name in _PATH_OPTIONS else values
+        return tuple(map(paths.normalize, values)) if name in path_options() else values
     value = os.fspath(value) if isinstance(value, os.PathLike) else value
-    return paths.normalize(value) if name in _PATH_OPTIONS and isinstance(value, str) else value
+    return paths.normalize(value) if name in path_options() and isinstance(value, str) else value
 
 
 def read_config_file(path: str, known: Iterable[str]) -> dict[str, Any]:
@@ -336,18 +335,19 @@ def check_inputs(config: BuildConfig) -> None:
     check_numbers(config)
     if config.multistream_index and len(config.multistream_index) != len(config.dumps):
         raise InputError(None, "give one --multistream-index per --dump, in the same order")
-    sql = (*config.multistream_index, *config.page_sql, *config.redirect_sql, *config.page_props_sql, *config.langlinks_sql)
-    for path in (*config.types, *config.entities, *sql, *(p for p in [config.ontology] if p)):
+    for path in config.multistream_index:
         check_file(path)
+    for source in sources.SOURCES:
+        for path in source.values(config) if source.kind == "file" else ():
+            check_file(path)
     check_headers(config)
-    if config.infobox_mappings and not paths.isdir(config.infobox_mappings):
-        raise InputError(config.infobox_mappings, "not a directory of DBpedia mapping files")
-    if not (config.types or config.entities or config.infobox_mappings or config.sparql):
-        raise InputError(None, "no entity source: give --types, --entities, --infobox-mappings or --sparql")
-    if config.sparql:
-        from wikisilver.entities.sparql import check_endpoint
-
-        check_endpoint(sparql_config(config))
+    if not any(source.values(config) for source in sources.standalone()):
+        flags = [source.flag for source in sources.standalone()]
+        raise InputError(None, f"no entity source: give {', '.join(flags[:-1])} or {flags[-1]}")
+    for source in sources.SOURCES:
+        if source.check is not None and source.kind != "file":
+            for value in source.values(config):
+                source.check(value, config)
     unknown = sorted(set(config.disabled_rules) - set(RULES) - set(FORMER_RULE_NAMES))
     if unknown:
         raise InputError(None, f"unknown rule(s) {', '.join(unknown)}; known: {', '.join(RULES)}")
@@ -382,18 +382,13 @@ def input_warnings(config: BuildConfig) -> list[str]:
 
 
 def check_headers(config: BuildConfig) -> None:
-    """Read the start of every types and SQL file, so that a wrong file fails before any work
-    with one line naming file and position (the ontology is parsed before the output is touched)."""
-    from wikisilver.entities.rdf import check_header
-    from wikisilver.entities.mysqldump import check_table
-
-    for path in config.types:
-        check_header(path)
-    tables = (("page", config.page_sql), ("redirect", config.redirect_sql),
-              ("page_props", config.page_props_sql), ("langlinks", config.langlinks_sql))
-    for table, files in tables:
-        for path in files:
-            check_table(path, table)
+    """Read the start of every file of a source that has a check (the types, the SQL tables), so
+    that a wrong file fails before any work with one line naming file and position (the ontology
+    is parsed before the output is touched)."""
+    for source in sources.SOURCES:
+        if source.check is not None and source.kind == "file":
+            for path in source.values(config):
+                source.check(path, config)
 
 
 # The numeric options and their smallest allowed values (the timeouts must be above theirs).

@@ -30,7 +30,7 @@ class PageReject:
     """A page (or a piece of a dump) that could not be processed, with why: the dead letter."""
 
     source: str
-    reason: str  # short machine-readable reason, e.g. "truncated", "xml_error", "parse_timeout"
+    reason: str  # short machine-readable reason, e.g. "truncated", "xml_error", "over_budget"
     detail: str = ""  # human-readable detail (exception message)
     page_id: int | None = None
     title: str | None = None
@@ -59,7 +59,6 @@ class Article:
     title: str
     text: str
     links: tuple[Link, ...] = ()
-    is_disambiguation: bool = False
 
 
 @dataclass(frozen=True)

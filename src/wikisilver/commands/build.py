@@ -17,31 +17,21 @@ ACCEPTS_CONFIG = True
 
 
 def add_entity_source_options(parser: argparse.ArgumentParser) -> None:
-    """The entity-source flags shared by ``build`` and ``entities`` (defaults: wikisilver.config)."""
-    group = parser.add_argument_group("entity sources (at least one)")
-    group.add_argument("--types", action="append", metavar="FILE",
-                       help="DBpedia instance types, N-Triples or Turtle, optionally .bz2/.gz (repeatable)")
-    group.add_argument("--ontology", metavar="FILE",
-                       help="DBpedia ontology (OWL or Turtle) for the class hierarchy; default: the built-in "
-                            "class hierarchy in mappings/class_parents.tsv")
-    group.add_argument("--entities", action="append", metavar="FILE",
-                       help="a title->class table written by `wikisilver entities` (TSV or Parquet; repeatable)")
-    group.add_argument("--infobox-mappings", metavar="DIR",
-                       help="DBpedia infobox mapping files (Mapping_<lang>:*.ttl) to type articles by infobox")
+    """The entity-source flags shared by ``build`` and ``entities``: one per declared source
+    (wikisilver.entities.sources), then the sources' settings (defaults: wikisilver.config)."""
+    from wikisilver.entities.sources import SOURCES, TYPING
+
+    groups = {}
+    for source in SOURCES:
+        if source.group not in groups:
+            groups[source.group] = parser.add_argument_group(source.group)
+        group = groups[source.group]
+        group.add_argument(source.flag, action="append" if source.repeatable else "store", metavar=source.metavar,
+                           help=source.help)
+    group = groups.get(TYPING) or parser.add_argument_group(TYPING)
     group.add_argument("--types-lang", metavar="CODE",
                        help="language of the titles in --types (default: --lang); with --langlinks-sql, pages "
                             "take the type of their equivalent in that language (the paper's Hungarian method)")
-    group.add_argument("--langlinks-sql", action="append", metavar="FILE",
-                       help="langlinks SQL dump (.sql or .sql.gz): links pages to their --types-lang equivalents")
-    sql = parser.add_argument_group("redirects and disambiguation pages from SQL dumps (optional)")
-    sql.add_argument("--redirect-sql", action="append", metavar="FILE",
-                     help="redirect table dump; page ids are mapped to titles by the dump and --page-sql")
-    sql.add_argument("--page-sql", action="append", metavar="FILE",
-                     help="page table dump (2016 and current schemas)")
-    sql.add_argument("--page-props-sql", action="append", metavar="FILE",
-                     help="page_props table dump: pages with the 'disambiguation' property are disambiguation pages")
-    group.add_argument("--sparql", metavar="URL",
-                       help="SPARQL endpoint of a DBpedia mirror, asked for the types of the linked titles")
     group.add_argument("--sparql-batch-size", type=int, help="titles per SPARQL query (default 200)")
     group.add_argument("--sparql-timeout", type=float,
                        help="seconds a SPARQL request may take in all, answer included (default 30)")

@@ -33,16 +33,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from wikisilver.entities import sources
 from wikisilver.entities.calendar import is_calendar_title
 from wikisilver.ontology import THING, ClassTag, Ontology, most_specific, tag_for_class
 from wikisilver.records import EntityType, PageFlags, TargetInfo
 from wikisilver.resources import has_mapping, load_tsv
 
-# The sources of a title's type; the entity table decides alone, the others vote (module doc).
-# Their order picks the class of the decided tag and orders the candidates of a conflict.
-PRECEDENCE = ("entities", "types", "sparql", "langlinks", "infobox")
-CLASS_SOURCES = PRECEDENCE[1:]
-# How a title's type was decided: the names counted under ``typing_decisions`` in stats.json.
+# The sources of a title's type, their precedence (which picks the class of the decided tag and
+# orders the candidates of a conflict) and their roles are declared in wikisilver.entities.sources:
+# the entity table decides alone, the others vote, the infobox breaks a tie (module doc).
+# How a title's type was decided: the names counted under ``typing_decisions`` in stats.json (a
+# tie broken is named after the source that broke it).
 DECISIONS = ("entities", "curated", "agreed", "majority", "infobox", "unknown")
 
 
@@ -59,24 +60,40 @@ def _claims(values) -> tuple[Claim, ...]:
     return tuple(Claim(*value) if isinstance(value, tuple) else Claim(value) for value in values)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class TitleEvidence:
     """Everything the sources say about one title, in no particular order.
 
-    The class sources hold class names or ``(class, origin)`` pairs; both are kept as :class:`Claim`.
+    ``TitleEvidence(flags=…, aliases=…, entities=…, types=…, sparql=…)``: one keyword per field
+    of :func:`evidence_fields`, the voters' by the evidence names of their declarations
+    (:func:`wikisilver.entities.sources.class_sources`); a name no source declares is a TypeError.
+    The voters' values are class names or ``(class, origin)`` pairs, both kept as :class:`Claim`.
     """
 
-    flags: tuple[PageFlags, ...] = ()  # the dump's pages of this title (and page_props.sql)
-    aliases: tuple[str, ...] = ()  # redirects to it, its other-language title, entity-table aliases
-    entities: tuple[EntityType, ...] = ()  # rows of --entities tables
-    types: tuple[Claim, ...] = ()  # DBpedia classes from --types, by file
-    sparql: tuple[Claim, ...] = ()  # DBpedia classes from the SPARQL endpoint
-    langlinks: tuple[Claim, ...] = ()  # DBpedia classes of its equivalent in the --types-lang language, by file
-    infobox: tuple[Claim, ...] = ()  # DBpedia class of its first mapped infobox
+    flags: tuple[PageFlags, ...]  # the dump's pages of this title (and page_props.sql)
+    aliases: tuple[str, ...]  # redirects to it, its other-language title, entity-table aliases
+    entities: tuple[EntityType, ...]  # rows of --entities tables
+    claims: Mapping[str, tuple[Claim, ...]]  # by voter (types: by file; infobox: its first mapped infobox)
 
-    def __post_init__(self) -> None:
-        for source in CLASS_SOURCES:
-            object.__setattr__(self, source, _claims(getattr(self, source)))
+    def __init__(self, flags=(), aliases=(), entities=(), **claims) -> None:
+        voters = sources.class_sources()
+        unknown = sorted(set(claims) - set(voters))
+        if unknown:
+            raise TypeError(f"no entity source gives evidence named {', '.join(unknown)} "
+                            f"(declared: {', '.join(evidence_fields())})")
+        object.__setattr__(self, "flags", tuple(flags))
+        object.__setattr__(self, "aliases", tuple(aliases))
+        object.__setattr__(self, "entities", tuple(entities))
+        object.__setattr__(self, "claims", {name: _claims(claims[name]) for name in voters if claims.get(name)})
+
+    def of(self, source: str) -> tuple[Claim, ...]:
+        """The claims of one voter (none when it said nothing)."""
+        return self.claims.get(source, ())
+
+
+def evidence_fields() -> tuple[str, ...]:
+    """The keywords of :class:`TitleEvidence`: the names the jobs group a title's evidence by."""
+    return ("flags", "aliases", *sources.precedence())
 
 
 @dataclass(frozen=True)
@@ -148,9 +165,9 @@ def _voter(source: str, classes: tuple[str, ...], ontology: Ontology, class_tabl
 def _voters(evidence: TitleEvidence, ontology: Ontology, class_table: Mapping[str, ClassTag]) -> list[_Voter]:
     """One voter per class source and origin (each --types file), in precedence order."""
     voters = []
-    for source in CLASS_SOURCES:
+    for source in sources.class_sources():
         by_origin: dict[int, list[str]] = {}
-        for claim in getattr(evidence, source):
+        for claim in evidence.of(source):
             by_origin.setdefault(claim.origin, []).append(claim.cls)
         for origin in sorted(by_origin):
             voters.append(_voter(source, tuple(by_origin[origin]), ontology, class_table))
@@ -165,9 +182,10 @@ def _decide_tag(voters: list[_Voter]) -> tuple[str | None, str]:
     (best, most), *rest = votes.most_common()
     if 2 * most > len(voters) and all(count < most for _, count in rest):
         return best, "majority"
-    infobox = [voter for voter in voters if voter.source == "infobox"]
-    if infobox and len(infobox[0].classes_by_tag) == 1:
-        return next(iter(infobox[0].classes_by_tag)), "infobox"
+    breaker = sources.tie_breaker()
+    tied = [voter for voter in voters if voter.source == breaker]
+    if tied and len(tied[0].classes_by_tag) == 1:
+        return next(iter(tied[0].classes_by_tag)), breaker
     return None, "unknown"
 
 
@@ -199,15 +217,15 @@ def type_title(
     conflicts: list[TypingConflict] = []
     if evidence.entities:
         candidates["entities"] = min(evidence.entities, key=repr)  # a stable choice among tables
-    for source in CLASS_SOURCES:
-        classes = tuple(claim.cls for claim in getattr(evidence, source))
+    for source in sources.class_sources():
+        classes = tuple(claim.cls for claim in evidence.of(source))
         if classes:
             candidate, conflict = _class_candidate(source, classes, ontology, class_table)
             if conflict is not None:
                 conflicts.append(conflict)
             if candidate is not None:
                 candidates[source] = candidate
-    ranked = [candidates[source] for source in PRECEDENCE if source in candidates]
+    ranked = [candidates[source] for source in sources.precedence() if source in candidates]
     if len({candidate.conll for candidate in ranked}) > 1:
         conflicts.append(TypingConflict("between_sources", tuple(ranked)))
     entity, decision = None, None

@@ -78,7 +78,7 @@ class PackProcessor(TextProcessor):
             self._lowercase_words = frozenset(w for w, flags in params.ortho_context.items() if flags & ORTHO_MID_LC)
         elif splitter != "rules":
             raise InputError(where, f"unknown sentence splitter {splitter!r} (punkt or rules)", "[sentences]")
-        self._tagger, self._lemmatizer, self.model_info = _model(pack.path(tagger.get("model", "pos_model.json.gz")))
+        self._tagger, self._lemmatizer, _ = _model(pack.path(tagger.get("model", "pos_model.json.gz")))
         self._straight_apostrophe = bool(tagger.get("straight_apostrophe", False))
         self._first_word = tagger.get("first_word", "tagger")
         if self._first_word == "lowercase_evidence" and self._punkt is None:
