@@ -171,7 +171,7 @@ def _given(options: Mapping[str, Any], known: frozenset[str]) -> dict[str, Any]:
 def check_remote_paths(given: Mapping[str, Any]) -> None:
     """Every remote input and ``out`` usable, each asked once with a deadline, before anything
     else reads them (Beam's own calls retry for minutes on missing credentials)."""
-    for name in (f.name for f in dataclasses.fields(EntitiesConfig) if f.name in _PATH_OPTIONS and f.name in given):
+    for name in (f.name for f in dataclasses.fields(EntitiesConfig) if f.name in path_options() and f.name in given):
         for value in given[name] if name in _REPEATABLE else (given[name],):
             paths.check_remote(value, output=name == "out")
 
