@@ -239,8 +239,8 @@ def test_articles_are_sent_only_the_targets_the_labeller_can_use(tmp_path):
         # No infobox mappings, no langlinks.sql: those sources are None, not empty collections.
         wiki = WikiEvidence(flags, redirects, infobox=None, langlinks=None)
         evidence = pcollections(wiki) | GatherEvidence(config, requests)
-        assert (evidence.entities, evidence.sparql, evidence.langlinks, evidence.infobox) == (None,) * 4
-        targets, _ = pcollections(evidence) | TypeRequestedTitles("en", ontology, table, requests)
+        assert set(evidence.sources) == {"types"}  # the sources the run does not use are left out
+        targets, _ = evidence.inputs() | TypeRequestedTitles("en", ontology, table, requests)
         sent = targets | beam.Map(lambda kv: (kv[0], kv[1].written, kv[1].info.title,
                                               kv[1].info.entity.conll if kv[1].info.entity else None))
         assert_that(sent, equal_to([(article, "Budapest", "Budapest", "LOC"), (article, "Mercury", "Mercury", None)]))
