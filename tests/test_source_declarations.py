@@ -210,7 +210,8 @@ def test_a_new_source_types_the_demo_build_and_reruns_on_change(monkeypatch, tmp
     stats = run_build(config)
     check_accounting(stats)
     assert read_corpus(out) == read_corpus(reference)
-    assert stats["titles_typed_by"]["tsv"] == 1 and read_stats(reference)["titles_typed_by"].get("tsv") is None
+    assert stats["titles_typed_by_source"]["tsv"] == 1 and "tsv" not in read_stats(reference)["titles_typed_by_source"]
+    assert stats["titles_typed_by_source"]["types"] == read_stats(reference)["titles_typed_by_source"]["types"] - 1
     manifest = json.loads((out / "manifest.json").read_text())
     assert [r["path"] for r in manifest["inputs"]["tsv_types"]] == [str(table.resolve())]
     assert [r["path"] for r in manifest["fingerprints"]["tsv_types"]] == [str(table.resolve())]
