@@ -1,33 +1,140 @@
-"""Step 2 (POS), the English tagger's speed path: a sentence's perceptron scores summed with numpy.
+"""Step 2 (POS), the English tagger's speed path: a sentence's scores gathered by word id with numpy.
 
-The plain perceptron (:meth:`wikisilver.text.tagger.PerceptronTagger._score`) adds the float
-weights of a token's features one tag at a time in Python. Training rounds the weights to
-thousandths, so here they are integers (thousandths) in a dense table, one row per feature: the
-features that do not read the tags chosen before (the word, its neighbours, their ambiguity
-classes) are summed for every token of a sentence in one numpy call, and each token then adds only
-the rows of its five features that read the previous tags (sparse, in Python).
+The plain perceptron (:meth:`wikisilver.text.tagger.PerceptronTagger._score`) builds some twenty
+feature strings per token and adds their float weights one tag at a time in Python. Training
+rounds the weights to thousandths, so here they are integers (thousandths) in a dense table, one
+row per feature, and the features are looked up once per word instead of once per token:
 
-The result is the plain perceptron's: integer sums are exact, and the plain float sums of a token's
-few dozen weights are within far less than a thousandth of them, so the two agree on the best tag wherever one tag is best. A
-tie, or a best tag that no feature of the token weighs (only tags of the bias row are sure to be
-among the plain perceptron's candidates), is left to the plain perceptron, whose float sums decide.
+* a word seen for the first time is *interned*: the table rows of every feature it brings on its
+  own (its letters, case, ambiguity class), as the word before or after another, or two before or
+  after, are stored under an integer id (:class:`_Words`, bounded: it starts afresh when full);
+* a sentence is then a row of word ids: the rows of the features of all its tokens that do not
+  read the tags chosen before are gathered and summed in one numpy call, plus four word-pair
+  features per token (looked up by string, as they are too many to intern);
+* the features that read the tags chosen before are prepared from the model once: ``t=`` and
+  ``tt=`` summed for every pair of tags before, and the few weights of the tag before with the
+  word (``tw=``), the next word (``tnw=``) or the word's ambiguity class (``tac=``) by word and
+  tag; so the greedy left-to-right choice of a token adds one row and a handful of weights to its
+  fixed sum, in Python integers.
+
+The result is the plain perceptron's: integer sums are exact, and the plain float sums of a
+token's few dozen weights are within far less than a thousandth of them, so the two agree on the
+best tag wherever one tag is best. A tie, or a best tag that no feature of the token weighs (only
+tags of the bias row are sure to be among the plain perceptron's candidates), is left to the plain
+perceptron, whose float sums decide.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import operator
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
-TAG_FEATURES = ("t=", "tt=", "tw=", "tnw=", "tac=")  # the features that read the tags chosen before
 _SCALE = 1000  # training rounds every weight to thousandths (tagger._average)
+START, START2 = "-START-", "-START2-"  # the tags "before" a sentence
+END = "-END-"  # the word after a sentence
+
+
+class Templates(NamedTuple):
+    """The English feature templates of :mod:`wikisilver.text.tagger`, by what they read."""
+
+    own: Callable[[str, bool, dict[str, str]], list[str]]  # (word, first, classes): the word alone
+    as_previous: Callable[[str], list[str]]  # (lower case) as the word before
+    as_second_previous: Callable[[str], list[str]]  # as the word two before
+    as_next: Callable[[str, str, str], list[str]]  # (word, lower case, its class) as the word after
+    as_second_next: Callable[[str], list[str]]  # as the word two after
+    # (pw, low, nlow, c, nc, nnc): the word before, the word, the next word in lower case; the
+    # ambiguity classes of the word and the next two; "name=left|right" features of two of them
+    pairs: Callable[[str, str, str, str, str, str], list[str]]
+    tag_context: Callable[[str, str, str, str, str], list[str]]  # (prev, prev2, low, nlow, c): t tt tw tnw tac
+
+
+# Columns of a word's rows in _Words.rows: its own features (not first / first word of the
+# sentence), then as the previous, second previous, next and second next word; then the ids of its
+# lower case and of its ambiguity class among the parts of the pair features (0: in none).
+_OWN = 13  # at most 13 features of a word on its own
+_FIRST, _PREV, _PREV2, _NEXT, _NEXT2 = _OWN, 2 * _OWN, 2 * _OWN + 2, 2 * _OWN + 3, 2 * _OWN + 7
+_LOW, _CLASS, _WIDTH = 2 * _OWN + 8, 2 * _OWN + 9, 2 * _OWN + 10
+# Where the features that do not read the tags come from, for the token at position i: the word
+# at i + offset, column of its rows.
+_OFFSETS = np.array([0] * _OWN + [-1] * 2 + [-2] + [1] * 4 + [2])
+_COLUMNS = np.array([*range(_OWN), _PREV, _PREV + 1, _PREV2, *range(_NEXT, _NEXT + 4), _NEXT2])
+# The arguments of Templates.pairs: (offset of the word, its lower case or its class)
+_PAIR_ARGUMENTS = ((-1, _LOW), (0, _LOW), (1, _LOW), (0, _CLASS), (1, _CLASS), (2, _CLASS))
+
+
+class _Words:
+    """Interned words: a word -> an id, and by id the table rows of its features and the parts of
+    pair features it is (``rows``), and its sparse tag-reading rows (as the word, as the next word,
+    by its class: ``tagged``). Grows by doubling up to ``limit`` words, then starts
+    afresh (at a sentence start: one sentence's words are always all in)."""
+
+    def __init__(self, scorer: "DenseScorer", limit: int) -> None:
+        self.scorer = scorer
+        self.limit = limit
+        self.clear()
+
+    def clear(self) -> None:
+        self.ids: dict[str, int] = {}
+        self.rows = np.zeros((1024, _WIDTH), dtype=np.intp)
+        self.tagged: list[tuple[dict, dict, dict]] = []  # (tw=, tnw=, tac=) rows by the tag before
+        scorer, t = self.scorer, self.scorer.templates
+        # the two pseudo-words: id 0 before a sentence, 1 after it
+        self._add(START, "", rows=((_PREV, t.as_previous(START)), (_PREV2, t.as_second_previous(START2))))
+        self._add(END, END, rows=((_NEXT, t.as_next(END, END, END)), (_NEXT2, t.as_second_next("-END2-"))))
+
+    def _add(self, low: str, cls: str, rows: Sequence[tuple[int, list[str]]]) -> int:
+        k = len(self.tagged)
+        if k == len(self.rows):
+            self.rows = np.concatenate([self.rows, np.zeros_like(self.rows)])
+        scorer = self.scorer
+        row = self.rows[k]
+        for at, features in rows:
+            row[at : at + len(features)] = scorer.rows(features)
+        row[_LOW], row[_CLASS] = scorer.pair_part.get(low, 0), scorer.pair_part.get(cls, 0)
+        self.tagged.append((scorer.by_word.get(low, _NONE), scorer.by_next_word.get(low, _NONE),
+                            scorer.by_class.get(cls, _NONE)))
+        return k
+
+    def id_of(self, word: str) -> int:
+        k = self.ids.get(word)
+        if k is None:
+            t, classes = self.scorer.templates, self.scorer.ambiguity
+            low = word.lower()
+            c = classes.get(low, "?")
+            own, first = t.own(word, False, classes), t.own(word, True, classes)
+            if len(own) > _OWN or len(first) > _OWN:
+                raise ValueError(f"a word has more than {_OWN} features of its own")
+            k = self.ids[word] = self._add(low, c, rows=(
+                (0, own), (_FIRST, first), (_PREV, t.as_previous(low)), (_PREV2, t.as_second_previous(low)),
+                (_NEXT, t.as_next(word, low, c)), (_NEXT2, t.as_second_next(low))))
+        return k
+
+    def ids_of(self, words: Sequence[str]) -> list[int]:
+        """The ids of a sentence's words, before it the two ids of the start and after it two of the end."""
+        if len(self.tagged) > self.limit:
+            self.clear()
+        id_of = self.id_of
+        return [0, 0, *map(id_of, words), 1, 1]
+
+
+_NONE: dict = {}
 
 
 class DenseScorer:
-    """The weights of one model as integer rows; ``row_of`` maps a feature to its row (0: none)."""
+    """The weights of one English model as integer rows, and its interned words.
 
-    def __init__(self, weights: dict[str, dict[str, float]], classes: Sequence[str]) -> None:
+    ``templates``: the feature templates (:class:`Templates`); ``plain``: the plain perceptron's
+    tag of token i given the tags before it, ``(i, words, prev, prev2) -> tag``.
+    """
+
+    def __init__(self, weights: dict[str, dict[str, float]], classes: Sequence[str], ambiguity: dict[str, str],
+                 templates: Templates, word_limit: int = 1 << 15) -> None:
         self.classes = tuple(classes)
+        self.ambiguity = ambiguity
+        self.templates = templates
         column = {tag: k for k, tag in enumerate(self.classes)}  # a tag outside: KeyError
         self.row_of = {feature: n for n, feature in enumerate(weights, 1)}  # row 0: no weights
         rows: list[int] = []
@@ -43,17 +150,76 @@ class DenseScorer:
         self.table = np.zeros((len(weights) + 1, len(self.classes)), dtype=np.int32)  # summed as int64
         self.table[rows, columns] = thousandths
         self.sure = [tag in weights.get("b", ()) for tag in self.classes]  # the bias row's tags
-        self.sparse = {f: tuple((column[t], round(w * _SCALE)) for t, w in row.items())
-                       for f, row in weights.items() if f.startswith(TAG_FEATURES)}
+        # The tags before a token: a tag, or the start (-START- before the first word; before the
+        # second, -START- two back; -START2- two back from the first).
+        self.before = self.classes + (START, START2)
+        self.index = {tag: k for k, tag in enumerate(self.before)}
+        self._tag_rows(weights)
+        self._pair_rows()
+        self.words = _Words(self, word_limit)
+
+    def _tag_rows(self, weights: dict[str, dict[str, float]]) -> None:
+        """The features that read the tags before a token: ``t=`` and ``tt=`` summed densely over
+        the two tags before (:attr:`pair_scores`), and ``tw=``, ``tnw=`` and ``tac=`` (a handful of
+        tags each) as sparse rows by word or class, then by the tag before: ``{word: {tag before:
+        ((tag, weight), ...)}}`` in :attr:`by_word`, :attr:`by_next_word`, :attr:`by_class`."""
+        before, tag_context = self.before, self.templates.tag_context
+        self.pair_scores = [[self.table[self.rows(tag_context(p1, p2, "", "", "")[:2])].sum(axis=0).tolist()
+                             for p2 in before] for p1 in before]
+        column, index = {tag: k for k, tag in enumerate(self.classes)}, self.index
+        sparse: tuple[dict, dict, dict] = ({}, {}, {})
+        for feature, row in weights.items():
+            name, _, value = feature.partition("=")
+            if name in ("tw", "tnw", "tac"):
+                prev, _, of = value.partition("|")
+                sparse[("tw", "tnw", "tac").index(name)].setdefault(of, {})[index[prev]] = tuple(
+                    (column[tag], round(w * _SCALE)) for tag, w in row.items())
+        self.by_word, self.by_next_word, self.by_class = sparse
+
+    def _pair_rows(self) -> None:
+        """The pair features (``Templates.pairs``) as sorted integer keys: the kind of pair and the
+        ids of its two parts (words or classes, :attr:`pair_part`), and their rows."""
+        arguments = [f"\0{k}" for k in range(len(_PAIR_ARGUMENTS))]  # placeholders: which argument goes where
+        kinds = []
+        for feature in self.templates.pairs(*arguments):
+            name, _, value = feature.partition("=")
+            left, _, right = value.partition("|")
+            kinds.append((name + "=", arguments.index(left), arguments.index(right)))
+        self.pair_kinds = kinds
+        parts: dict[str, int] = {}
+        found: list[tuple[int, str, str, int]] = []
+        for feature, row in self.row_of.items():
+            name, _, value = feature.partition("=")
+            kind = next((k for k, (prefix, _, _) in enumerate(kinds) if prefix == name + "="), None)
+            if kind is None:
+                continue
+            # a part may hold "|" itself (a class "NOUN|VERB", the word "|"): every split is one
+            # way a pair writes this feature
+            for cut in (k for k, ch in enumerate(value) if ch == "|"):
+                left, right = value[:cut], value[cut + 1 :]
+                found.append((kind, left, right, row))
+                parts.setdefault(left, len(parts) + 1)
+                parts.setdefault(right, len(parts) + 1)
+        self.pair_part = parts
+        self.pair_base = base = len(parts) + 1
+        keys = np.array([(kind * base + parts[left]) * base + parts[right] for kind, left, right, _ in found],
+                        dtype=np.int64)
+        order = np.argsort(keys)
+        self.pair_keys = np.append(keys[order], np.iinfo(np.int64).max)  # past the last: found nowhere
+        self.pair_values = np.append(np.array([row for *_, row in found], dtype=np.intp)[order], 0)
+        self.pair_at = (np.array([[_PAIR_ARGUMENTS[left][0], _PAIR_ARGUMENTS[right][0]] for _, left, right in kinds]),
+                        np.array([[_PAIR_ARGUMENTS[left][1], _PAIR_ARGUMENTS[right][1]] for _, left, right in kinds]))
+        self.pair_kind_base = np.arange(len(kinds), dtype=np.int64) * base
 
     @classmethod
-    def of(cls, weights: dict[str, dict[str, float]], classes: Sequence[str]) -> "DenseScorer | None":
+    def of(cls, weights: dict[str, dict[str, float]], classes: Sequence[str], ambiguity: dict[str, str],
+           templates: Templates) -> "DenseScorer | None":
         """The scorer of these weights, or None where they are not all whole thousandths of
         known tags (then only the plain perceptron tags)."""
         if not classes:
             return None
         try:
-            scorer = cls(weights, classes)
+            scorer = cls(weights, classes, ambiguity, templates)
         except KeyError:
             return None
         return scorer if scorer.exact else None
@@ -63,26 +229,56 @@ class DenseScorer:
         row_of = self.row_of.get
         return [row_of(f, 0) for f in features]
 
-    def fixed_scores(self, rows: list[list[int]]) -> list[list[int]]:
-        """Each token's sum of the ``rows`` of its tag-independent features (one list per token)."""
-        width = max(map(len, rows))
-        padded = np.zeros((len(rows), width), dtype=np.intp)  # a shorter list is padded with row 0
-        for k, token_rows in enumerate(rows):
-            padded[k, : len(token_rows)] = token_rows
-        return self.table[padded].sum(axis=1).tolist()
+    def tag(self, words: Sequence[str], tags: list[str | None],
+            plain: Callable[[int, Sequence[str], str, str], str]) -> list[str]:
+        """``tags`` (the dictionary's, None where the perceptron decides) completed, greedily left
+        to right; ``plain`` decides a token where the integers do not (a tie, or an unweighed best tag)."""
+        scored = [i for i, tag in enumerate(tags) if tag is None]
+        if not scored:
+            return tags  # type: ignore[return-value]
+        ids = self.words.ids_of(words)  # ids[i + 2] is words[i]
+        fixed = self._fixed_scores(ids, scored)
+        tagged = self.words.tagged
+        before = self.before
+        index = self.index
+        pair_scores, sure = self.pair_scores, self.sure
+        add = operator.add
+        prev, prev2 = index[START], index[START2]
+        out = []
+        k = 0
+        for i, tag in enumerate(tags):
+            if tag is None:
+                scores = list(map(add, fixed[k], pair_scores[prev][prev2]))
+                k += 1
+                own, _, by_class = tagged[ids[i + 2]]
+                for rows in (own.get(prev), tagged[ids[i + 3]][1].get(prev), by_class.get(prev)):
+                    if rows:
+                        for column, weight in rows:
+                            scores[column] += weight
+                top = max(scores)
+                best = scores.index(top)
+                if sure[best] and scores.count(top) == 1:
+                    tag = before[best]
+                else:  # the integers do not decide: the plain perceptron's float sums do
+                    tag = plain(i, words, before[prev], before[prev2])
+                prev2, prev = prev, index[tag]
+            else:
+                prev2, prev = prev, index[tag]
+            out.append(tag)
+        return out
 
-    def best(self, scores: list[int], features: list[str]) -> str | None:
-        """The best tag of a token: its fixed ``scores`` (changed in place) plus the rows of its
-        tag-reading ``features``; None where the integers do not decide (a tie, or a best tag no
-        feature weighs): the plain perceptron decides then."""
-        sparse = self.sparse
-        for f in features:
-            row = sparse.get(f)
-            if row is not None:
-                for k, weight in row:
-                    scores[k] += weight
-        top = max(scores)
-        k = scores.index(top)
-        if not self.sure[k] or scores.count(top) > 1:
-            return None
-        return self.classes[k]
+    def _fixed_scores(self, ids: list[int], scored: list[int]) -> list[list[int]]:
+        """Each scored token's sum of its features that do not read the tags before it."""
+        rows = self.words.rows[np.asarray(ids, dtype=np.intp)]  # the sentence's words, by position + 2
+        at = np.asarray(scored, dtype=np.intp)[:, None] + 2
+        features = rows[at + _OFFSETS, _COLUMNS]
+        if scored[0] == 0:  # the first word of the sentence has its own shape feature
+            features[0, :_OWN] = rows[2, _FIRST:_PREV]
+        offsets, columns = self.pair_at
+        parts = rows[at[:, :, None] + offsets, columns]  # (token, kind of pair, left/right)
+        base = self.pair_base
+        keys = (self.pair_kind_base + parts[:, :, 0]) * base + parts[:, :, 1]
+        found = np.searchsorted(self.pair_keys, keys)
+        pairs = np.where(self.pair_keys[found] == keys, self.pair_values[found], 0)
+        features = np.concatenate([features, pairs], axis=1)
+        return np.add.reduce(self.table[features], axis=1, dtype=np.int64).tolist()

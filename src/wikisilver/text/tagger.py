@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from wikisilver.errors import InputError
-from wikisilver.text.fast_tagger import DenseScorer
+from wikisilver.text.fast_tagger import DenseScorer, Templates
 from wikisilver.text.lemmatizer import SuffixLemmatizer
 
 _START = ("-START-", "-START2-")
@@ -67,7 +67,7 @@ def _features_hu(i: int, words: Sequence[str], prev: str, prev2: str, classes: d
 
 def _word_features_en(w: str, first: bool, classes: dict[str, str]) -> list[str]:
     """The English features of a word on its own (and whether it comes first): the same wherever
-    it stands, so the dense scorer sums them for a whole sentence at once (:meth:`PerceptronTagger.tag`)."""
+    it stands, so the dense scorer looks them up once per word (:mod:`wikisilver.text.fast_tagger`)."""
     low = w.lower()
     feats = _word_features(low) + [
         "p1=" + low[:1],
@@ -84,36 +84,32 @@ def _word_features_en(w: str, first: bool, classes: dict[str, str]) -> list[str]
     return feats
 
 
-def _fixed_context_en(i: int, words: Sequence[str], classes: dict[str, str]) -> tuple[list[str], tuple[str, str, str]]:
-    """The English features of a word's context that do not read the tags before it: two words
-    either side, and the ambiguity classes (tags seen in training, "?" unseen) of the word and the
-    next two, which give a greedy left-to-right tagger a view of its right context without a
-    second pass; and (word, next word, the word's class) for :func:`_tag_context_en`."""
-    low = words[i].lower()
-    n = len(words)
-    pw = words[i - 1].lower() if i > 0 else _START[0]
-    if i + 1 < n:
-        nw = words[i + 1]
-        nlow = nw.lower()
-        nc = classes.get(nlow, "?")
-        nnc = classes.get(words[i + 2].lower(), "?") if i + 2 < n else _END[0]
-    else:
-        nw = nlow = nc = nnc = _END[0]
-    c = classes.get(low, "?")
-    return [
-        "pw=" + pw,
-        "ps3=" + pw[-3:],
-        "pww=" + pw + "|" + low,
-        "ppw=" + (words[i - 2].lower() if i > 1 else _START[1]),
-        "nw=" + nlow,
-        "ns3=" + nlow[-3:],
-        "nsh=" + _shape(nw),
-        "wnw=" + low + "|" + nlow,
-        "nnw=" + (words[i + 2].lower() if i + 2 < n else _END[1]),
-        "nac=" + nc,
-        "acn=" + c + "|" + nc,
-        "nnac=" + nc + "|" + nnc,
-    ], (low, nlow, c)
+def _as_previous_en(low: str) -> list[str]:
+    """The features a word (in lower case) gives the word after it."""
+    return ["pw=" + low, "ps3=" + low[-3:]]
+
+
+def _as_second_previous_en(low: str) -> list[str]:
+    """The feature a word gives the word two after it."""
+    return ["ppw=" + low]
+
+
+def _as_next_en(word: str, low: str, c: str) -> list[str]:
+    """The features a word (as written, in lower case, its ambiguity class) gives the word before
+    it: the ambiguity classes of the next words give a greedy left-to-right tagger a view of its
+    right context without a second pass."""
+    return ["nw=" + low, "ns3=" + low[-3:], "nsh=" + _shape(word), "nac=" + c]
+
+
+def _as_second_next_en(low: str) -> list[str]:
+    """The feature a word gives the word two before it."""
+    return ["nnw=" + low]
+
+
+def _pairs_en(pw: str, low: str, nlow: str, c: str, nc: str, nnc: str) -> list[str]:
+    """The features of word pairs around a word: the word before and the word, the word and the
+    next, the classes of the word and the next, of the next two."""
+    return ["pww=" + pw + "|" + low, "wnw=" + low + "|" + nlow, "acn=" + c + "|" + nc, "nnac=" + nc + "|" + nnc]
 
 
 def _tag_context_en(prev: str, prev2: str, low: str, nlow: str, c: str) -> list[str]:
@@ -123,11 +119,32 @@ def _tag_context_en(prev: str, prev2: str, low: str, nlow: str, c: str) -> list[
 
 
 def _context_features_en(i: int, words: Sequence[str], prev: str, prev2: str, classes: dict[str, str]) -> list[str]:
-    """The English features of a word's context, in the order the model sums them."""
-    fixed, (low, nlow, c) = _fixed_context_en(i, words, classes)
-    pw, ps3, pww, ppw, nw, ns3, nsh, wnw, nnw, nac, acn, nnac = fixed
+    """The English features of a word's context, in the order the model sums them: two words
+    either side (_START before the sentence, _END after it), their ambiguity classes (tags seen in
+    training, "?" unseen), and the tags before."""
+    low = words[i].lower()
+    n = len(words)
+    pw = words[i - 1].lower() if i > 0 else _START[0]
+    ppw = words[i - 2].lower() if i > 1 else _START[1]
+    c = classes.get(low, "?")
+    if i + 1 < n:
+        nw = words[i + 1]
+        nlow = nw.lower()
+        nc = classes.get(nlow, "?")
+        nnc = classes.get(words[i + 2].lower(), "?") if i + 2 < n else _END[0]
+    else:
+        nw = nlow = nc = nnc = _END[0]
+    nnw = words[i + 2].lower() if i + 2 < n else _END[1]
+    p_w, ps3 = _as_previous_en(pw)
+    n_w, ns3, nsh, nac = _as_next_en(nw, nlow, c=nc)
+    pww, wnw, acn, nnac = _pairs_en(pw, low, nlow, c, nc, nnc)
     t, tt, tw, tnw, tac = _tag_context_en(prev, prev2, low, nlow, c)
-    return [t, tt, tw, pw, ps3, pww, ppw, nw, ns3, nsh, wnw, tnw, nnw, nac, tac, acn, nnac]
+    return [t, tt, tw, p_w, ps3, pww, *_as_second_previous_en(ppw), n_w, ns3, nsh, wnw, tnw,
+            *_as_second_next_en(nnw), nac, tac, acn, nnac]
+
+
+_EN_TEMPLATES = Templates(_word_features_en, _as_previous_en, _as_second_previous_en, _as_next_en,
+                          _as_second_next_en, _pairs_en, _tag_context_en)
 
 
 def _features_en(i: int, words: Sequence[str], prev: str, prev2: str, classes: dict[str, str]) -> list[str]:
@@ -192,39 +209,21 @@ class PerceptronTagger:
     def tag(self, words: Sequence[str]) -> list[str]:
         if self.features == "context":
             if self._dense is False:
-                self._dense = DenseScorer.of(self.weights, self.classes)
-            if self._dense is not None:
-                return self._tag_dense(words, self._dense)
+                self._dense = DenseScorer.of(self.weights, self.classes, self.ambiguity, _EN_TEMPLATES)
+            if self._dense is not None:  # the same tags, scored by :mod:`wikisilver.text.fast_tagger`
+                dict_tags = [self._dict_tag(i, word) for i, word in enumerate(words)]
+                return self._dense.tag(words, dict_tags, self._plain_tag)
         prev, prev2 = _START
         out = []
         for i, word in enumerate(words):
-            tag = self._dict_tag(i, word) or self._score(self._features(i, words, prev, prev2))
+            tag = self._dict_tag(i, word) or self._plain_tag(i, words, prev, prev2)
             out.append(tag)
             prev2, prev = prev, tag
         return out
 
-    def _tag_dense(self, words: Sequence[str], dense: DenseScorer) -> list[str]:
-        """:meth:`tag` for the ``context`` features through :mod:`wikisilver.text.fast_tagger`: the
-        tag-independent features of the words the dictionary does not tag, summed at once."""
-        out = [self._dict_tag(i, word) for i, word in enumerate(words)]
-        scored = [i for i, tag in enumerate(out) if tag is None]
-        if not scored:
-            return out  # type: ignore[return-value]
-        amb = self.ambiguity
-        fixed, rest = [], []
-        for i in scored:
-            context, tail = _fixed_context_en(i, words, amb)
-            fixed.append(dense.rows(_word_features_en(words[i], i == 0, amb) + context))
-            rest.append(tail)
-        pending = zip(dense.fixed_scores(fixed), rest)
-        prev, prev2 = _START
-        for i, tag in enumerate(out):
-            if tag is None:
-                scores, tail = next(pending)
-                tag = out[i] = (dense.best(scores, _tag_context_en(prev, prev2, *tail))
-                                or self._score(self._features(i, words, prev, prev2)))
-            prev2, prev = prev, tag
-        return out  # type: ignore[return-value]
+    def _plain_tag(self, i: int, words: Sequence[str], prev: str, prev2: str) -> str:
+        """The plain perceptron's tag of token i, given the two tags before it."""
+        return self._score(self._features(i, words, prev, prev2))
 
     def accuracy(self, sentences: Iterable[list[tuple[str, str]]]) -> float:
         correct = total = 0
