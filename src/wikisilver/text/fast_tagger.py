@@ -51,25 +51,22 @@ class Templates(NamedTuple):
     tag_context: Callable[[str, str, str, str, str], list[str]]  # (prev, prev2, low, nlow, c): t tt tw tnw tac
 
 
-# Columns of a word's rows in _Words.rows: its own features (not first / first word of the
-# sentence), then as the previous, second previous, next and second next word; then the ids of its
-# lower case and of its ambiguity class among the parts of the pair features (0: in none).
-_OWN = 13  # at most 13 features of a word on its own
-_FIRST, _PREV, _PREV2, _NEXT, _NEXT2 = _OWN, 2 * _OWN, 2 * _OWN + 2, 2 * _OWN + 3, 2 * _OWN + 7
-_LOW, _CLASS, _WIDTH = 2 * _OWN + 8, 2 * _OWN + 9, 2 * _OWN + 10
-# Where the features that do not read the tags come from, for the token at position i: the word
-# at i + offset, column of its rows.
-_OFFSETS = np.array([0] * _OWN + [-1] * 2 + [-2] + [1] * 4 + [2])
-_COLUMNS = np.array([*range(_OWN), _PREV, _PREV + 1, _PREV2, *range(_NEXT, _NEXT + 4), _NEXT2])
-# The arguments of Templates.pairs: (offset of the word, its lower case or its class)
-_PAIR_ARGUMENTS = ((-1, _LOW), (0, _LOW), (1, _LOW), (0, _CLASS), (1, _CLASS), (2, _CLASS))
+# A word's summed rows in _Words.sums, by role: its own features (not the first word of a sentence
+# / the first), as the word before, two before, after and two after the token scored; and where
+# each comes from for the token at position i (the word at i + offset).
+_OWN, _FIRST, _PREV, _PREV2, _NEXT, _NEXT2 = range(6)
+_ROLES = np.array([_OWN, _PREV, _PREV2, _NEXT, _NEXT2])
+_ROLE_OFFSETS = np.array([0, -1, -2, 1, 2])
+# The arguments of Templates.pairs: (offset of the word, its lower case (0) or its class (1))
+_PAIR_ARGUMENTS = ((-1, 0), (0, 0), (1, 0), (0, 1), (1, 1), (2, 1))
 
 
 class _Words:
-    """Interned words: a word -> an id, and by id the table rows of its features and the parts of
-    pair features it is (``rows``), and its sparse tag-reading rows (as the word, as the next word,
-    by its class: ``tagged``). Grows by doubling up to ``limit`` words, then starts
-    afresh (at a sentence start: one sentence's words are always all in)."""
+    """Interned words: a word -> an id, and by id the sums of its features' rows in each role
+    (``sums``), the ids of its lower case and its ambiguity class among the parts of the pair
+    features (``parts``, 0: in none), and its sparse tag-reading rows (as the word, as the next
+    word, by its class: ``tagged``). Grows by doubling up to ``limit`` words, then starts afresh
+    (at a sentence start: one sentence's words are always all in)."""
 
     def __init__(self, scorer: "DenseScorer", limit: int) -> None:
         self.scorer = scorer
@@ -78,22 +75,23 @@ class _Words:
 
     def clear(self) -> None:
         self.ids: dict[str, int] = {}
-        self.rows = np.zeros((1024, _WIDTH), dtype=np.intp)
+        self.sums = np.zeros((256, 6, len(self.scorer.classes)), dtype=np.int32)
+        self.parts = np.zeros((256, 2), dtype=np.intp)
         self.tagged: list[tuple[dict, dict, dict]] = []  # (tw=, tnw=, tac=) rows by the tag before
-        scorer, t = self.scorer, self.scorer.templates
+        t = self.scorer.templates
         # the two pseudo-words: id 0 before a sentence, 1 after it
-        self._add(START, "", rows=((_PREV, t.as_previous(START)), (_PREV2, t.as_second_previous(START2))))
-        self._add(END, END, rows=((_NEXT, t.as_next(END, END, END)), (_NEXT2, t.as_second_next("-END2-"))))
+        self._add(START, "", {_PREV: t.as_previous(START), _PREV2: t.as_second_previous(START2)})
+        self._add(END, END, {_NEXT: t.as_next(END, END, END), _NEXT2: t.as_second_next("-END2-")})
 
-    def _add(self, low: str, cls: str, rows: Sequence[tuple[int, list[str]]]) -> int:
+    def _add(self, low: str, cls: str, roles: dict[int, list[str]]) -> int:
         k = len(self.tagged)
-        if k == len(self.rows):
-            self.rows = np.concatenate([self.rows, np.zeros_like(self.rows)])
+        if k == len(self.sums):
+            self.sums = np.concatenate([self.sums, np.zeros_like(self.sums)])
+            self.parts = np.concatenate([self.parts, np.zeros_like(self.parts)])
         scorer = self.scorer
-        row = self.rows[k]
-        for at, features in rows:
-            row[at : at + len(features)] = scorer.rows(features)
-        row[_LOW], row[_CLASS] = scorer.pair_part.get(low, 0), scorer.pair_part.get(cls, 0)
+        for role, features in roles.items():
+            self.sums[k, role] = np.add.reduce(scorer.table[scorer.rows(features)], axis=0)
+        self.parts[k] = scorer.pair_part.get(low, 0), scorer.pair_part.get(cls, 0)
         self.tagged.append((scorer.by_word.get(low, _NONE), scorer.by_next_word.get(low, _NONE),
                             scorer.by_class.get(cls, _NONE)))
         return k
@@ -104,12 +102,9 @@ class _Words:
             t, classes = self.scorer.templates, self.scorer.ambiguity
             low = word.lower()
             c = classes.get(low, "?")
-            own, first = t.own(word, False, classes), t.own(word, True, classes)
-            if len(own) > _OWN or len(first) > _OWN:
-                raise ValueError(f"a word has more than {_OWN} features of its own")
-            k = self.ids[word] = self._add(low, c, rows=(
-                (0, own), (_FIRST, first), (_PREV, t.as_previous(low)), (_PREV2, t.as_second_previous(low)),
-                (_NEXT, t.as_next(word, low, c)), (_NEXT2, t.as_second_next(low))))
+            k = self.ids[word] = self._add(low, c, {
+                _OWN: t.own(word, False, classes), _FIRST: t.own(word, True, classes), _PREV: t.as_previous(low),
+                _PREV2: t.as_second_previous(low), _NEXT: t.as_next(word, low, c), _NEXT2: t.as_second_next(low)})
         return k
 
     def ids_of(self, words: Sequence[str]) -> list[int]:
@@ -269,16 +264,19 @@ class DenseScorer:
 
     def _fixed_scores(self, ids: list[int], scored: list[int]) -> list[list[int]]:
         """Each scored token's sum of its features that do not read the tags before it."""
-        rows = self.words.rows[np.asarray(ids, dtype=np.intp)]  # the sentence's words, by position + 2
+        words = self.words
+        ext = np.asarray(ids, dtype=np.intp)  # the sentence's words, by position + 2
         at = np.asarray(scored, dtype=np.intp)[:, None] + 2
-        features = rows[at + _OFFSETS, _COLUMNS]
+        roles = ext[at + _ROLE_OFFSETS] * 6 + _ROLES  # (token, role): rows of words.sums by word and role
         if scored[0] == 0:  # the first word of the sentence has its own shape feature
-            features[0, :_OWN] = rows[2, _FIRST:_PREV]
+            roles[0, 0] += _FIRST - _OWN
         offsets, columns = self.pair_at
-        parts = rows[at[:, :, None] + offsets, columns]  # (token, kind of pair, left/right)
+        parts = words.parts[ext[at[:, :, None] + offsets], columns]  # (token, kind of pair, left/right)
         base = self.pair_base
         keys = (self.pair_kind_base + parts[:, :, 0]) * base + parts[:, :, 1]
         found = np.searchsorted(self.pair_keys, keys)
         pairs = np.where(self.pair_keys[found] == keys, self.pair_values[found], 0)
-        features = np.concatenate([features, pairs], axis=1)
-        return np.add.reduce(self.table[features], axis=1, dtype=np.int64).tolist()
+        sums = words.sums.reshape(-1, words.sums.shape[2])
+        total = np.add.reduce(sums[roles], axis=1, dtype=np.int64)
+        total += np.add.reduce(self.table[pairs], axis=1, dtype=np.int64)
+        return total.tolist()
