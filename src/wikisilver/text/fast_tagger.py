@@ -78,41 +78,59 @@ class _Words:
         self.sums = np.zeros((256, 6, len(self.scorer.classes)), dtype=np.int32)
         self.parts = np.zeros((256, 2), dtype=np.intp)
         self.tagged: list[tuple[dict, dict, dict]] = []  # (tw=, tnw=, tac=) rows by the tag before
-        t = self.scorer.templates
-        # the two pseudo-words: id 0 before a sentence, 1 after it
-        self._add(START, "", {_PREV: t.as_previous(START), _PREV2: t.as_second_previous(START2)})
-        self._add(END, END, {_NEXT: t.as_next(END, END, END), _NEXT2: t.as_second_next("-END2-")})
+        t, scorer = self.scorer.templates, self.scorer
+        # the two pseudo-words: id 0 before a sentence, 1 after it, in the roles they take
+        self._add([(START, "", [None] * 6), (END, END, [None] * 6)])
+        for k, role, features in ((0, _PREV, t.as_previous(START)), (0, _PREV2, t.as_second_previous(START2)),
+                                  (1, _NEXT, t.as_next(END, END, END)), (1, _NEXT2, t.as_second_next("-END2-"))):
+            self.sums[k, role] = np.add.reduce(scorer.table[scorer.rows(features)], axis=0)
 
-    def _add(self, low: str, cls: str, roles: dict[int, list[str]]) -> int:
-        k = len(self.tagged)
-        if k == len(self.sums):
+    def _add(self, words: list[tuple[str, str, list[list[str] | None]]]) -> None:
+        """Intern words given as (lower case, class, its features in each role, in the order of
+        the roles; None: none), under the next ids."""
+        scorer = self.scorer
+        first = len(self.tagged)
+        end = first + len(words)
+        while end > len(self.sums):
             self.sums = np.concatenate([self.sums, np.zeros_like(self.sums)])
             self.parts = np.concatenate([self.parts, np.zeros_like(self.parts)])
-        scorer = self.scorer
-        for role, features in roles.items():
-            self.sums[k, role] = np.add.reduce(scorer.table[scorer.rows(features)], axis=0)
-        self.parts[k] = scorer.pair_part.get(low, 0), scorer.pair_part.get(cls, 0)
-        self.tagged.append((scorer.by_word.get(low, _NONE), scorer.by_next_word.get(low, _NONE),
-                            scorer.by_class.get(cls, _NONE)))
-        return k
-
-    def id_of(self, word: str) -> int:
-        k = self.ids.get(word)
-        if k is None:
-            t, classes = self.scorer.templates, self.scorer.ambiguity
-            low = word.lower()
-            c = classes.get(low, "?")
-            k = self.ids[word] = self._add(low, c, {
-                _OWN: t.own(word, False, classes), _FIRST: t.own(word, True, classes), _PREV: t.as_previous(low),
-                _PREV2: t.as_second_previous(low), _NEXT: t.as_next(word, low, c), _NEXT2: t.as_second_next(low)})
-        return k
+        rows = [0]  # row 0 (no weights) first: a role without features (None) sums it alone
+        starts: list[int] = []
+        parts, part = [], scorer.pair_part.get
+        by_word, by_next_word, by_class = scorer.by_word.get, scorer.by_next_word.get, scorer.by_class.get
+        for low, cls, roles in words:
+            for features in roles:
+                starts.append(len(rows) if features else 0)
+                if features:
+                    rows += scorer.rows(features)
+            parts.append((part(low, 0), part(cls, 0)))
+            self.tagged.append((by_word(low, _NONE), by_next_word(low, _NONE), by_class(cls, _NONE)))
+        sums = np.add.reduceat(scorer.table[rows], starts, axis=0)
+        self.sums[first:end] = sums.reshape(len(words), 6, -1)
+        self.parts[first:end] = parts
 
     def ids_of(self, words: Sequence[str]) -> list[int]:
-        """The ids of a sentence's words, before it the two ids of the start and after it two of the end."""
+        """The ids of a sentence's words, before it the two ids of the start and after it two of
+        the end; the words new to the index are interned together."""
         if len(self.tagged) > self.limit:
             self.clear()
-        id_of = self.id_of
-        return [0, 0, *map(id_of, words), 1, 1]
+        ids = self.ids
+        t, classes = self.scorer.templates, self.scorer.ambiguity
+        new = []
+        out = [0, 0]
+        for word in words:
+            k = ids.get(word)
+            if k is None:
+                k = ids[word] = len(self.tagged) + len(new)
+                low = word.lower()
+                c = classes.get(low, "?")
+                new.append((low, c, [t.own(word, False, classes), t.own(word, True, classes), t.as_previous(low),
+                                     t.as_second_previous(low), t.as_next(word, low, c), t.as_second_next(low)]))
+            out.append(k)
+        if new:
+            self._add(new)
+        out += (1, 1)
+        return out
 
 
 _NONE: dict = {}
