@@ -19,6 +19,7 @@ from pathlib import Path
 from wikisilver import paths
 from wikisilver.corpus.read import read_corpus_json
 from wikisilver.errors import InputError
+from wikisilver.outputs import Output, check_output, open_output
 from wikisilver.report.plots import (
     GOLD_MENTION_DENSITY,
     TAG_BACKGROUNDS,
@@ -204,11 +205,13 @@ def render_report(
     )
 
 
-def write_report(corpus: str | Path, out: str | Path | None = None, *, samples: int = 10,
-                 top: int = 10, seed: int = 0) -> Path:
-    """Write the HTML report of ``corpus`` to ``out`` (default ``corpus/report.html``); either may
-    be on an object store (``gs://``, ``s3://``: wikisilver.paths)."""
+def write_report(corpus: str | Path, out: str | Path | Output | None = None, *, samples: int = 10,
+                 top: int = 10, seed: int = 0) -> Output:
+    """Write the HTML report of ``corpus`` to ``out`` (default ``corpus/report.html``; as
+    :mod:`wikisilver.outputs` writes: ``-``, a pipe, an object store too), checked before the
+    corpus is read."""
     corpus = paths.normalize(corpus) if paths.is_remote(corpus) else Path(corpus)
+    target = check_output(out if out is not None else paths.join(corpus, "report.html"), what="the report")
     if not paths.isdir(corpus):
         raise InputError(str(corpus), "no such corpus directory")
     stats = read_corpus_json(corpus, "stats.json")
@@ -216,11 +219,6 @@ def write_report(corpus: str | Path, out: str | Path | None = None, *, samples: 
     profile = profile_corpus(corpus, samples=samples, top=top, seed=seed)
     rejects = summarize_rejects(corpus, stats)
     document = render_report(stats, manifest, profile, rejects, corpus_name=str(corpus))
-    target = out if out is not None else paths.join(corpus, "report.html")
-    target = target if paths.is_remote(target) else Path(target)
-    try:
-        with paths.open_text_write(target, newline=None) as handle:
-            handle.write(document)
-    except OSError as error:
-        raise InputError(str(target), f"cannot write the report ({error.strerror or error})") from None
+    with open_output(target, newline=None) as handle:
+        handle.write(document)
     return target
