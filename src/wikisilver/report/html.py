@@ -29,6 +29,7 @@ from wikisilver.report.plots import (
     plot_rules_fired,
     plot_sentence_lengths,
     plot_tag_distribution,
+    require_matplotlib,
 )
 from wikisilver.report.profile import CorpusProfile, RejectSummary, SampleSentence, profile_corpus, summarize_rejects
 from wikisilver.stats import unread_words
@@ -212,6 +213,7 @@ def write_report(corpus: str | Path, out: str | Path | Output | None = None, *, 
     corpus is read."""
     corpus = paths.normalize(corpus) if paths.is_remote(corpus) else Path(corpus)
     target = check_output(out if out is not None else paths.join(corpus, "report.html"), what="the report")
+    require_matplotlib()
     if not paths.isdir(corpus):
         raise InputError(str(corpus), "no such corpus directory")
     stats = read_corpus_json(corpus, "stats.json")
