@@ -60,17 +60,19 @@ class Output:
     given: str
     target: str
     kind: str
+    stdout: bool = False  # ``-``, or a stream that is this process's standard output (/dev/stdout)
 
     @property
     def is_stdout(self) -> bool:
-        return self.target == STDOUT
+        """Whether the data goes to standard output (the command's own lines then go to stderr)."""
+        return self.stdout
 
     @property
     def is_stream(self) -> bool:
         return self.kind == STREAM
 
     def __str__(self) -> str:
-        return "standard output" if self.is_stdout else self.given
+        return "standard output" if self.target == STDOUT else self.given
 
 
 def check_output(path: str | os.PathLike | Output, *, stream: bool = True, what: str = "") -> Output:
@@ -83,7 +85,7 @@ def check_output(path: str | os.PathLike | Output, *, stream: bool = True, what:
         return path
     given = os.fspath(path)
     if given == STDOUT:
-        output = Output(given, STDOUT, STREAM)
+        output = Output(given, STDOUT, STREAM, stdout=True)
     elif paths.is_remote(given):
         return Output(given, given, REMOTE)
     else:
@@ -94,7 +96,7 @@ def check_output(path: str | os.PathLike | Output, *, stream: bool = True, what:
 
 
 def _no_stream(output: Output, what: str) -> str:
-    kind = "standard output" if output.is_stdout else _kind_name(os.stat(output.target).st_mode)
+    kind = "standard output" if output.target == STDOUT else _kind_name(os.stat(output.target).st_mode)
     return f"is {kind}: {what or 'this output'} needs a regular file to write; name a file"
 
 
@@ -114,12 +116,11 @@ def _kind_name(mode: int) -> str:
 
 def _local(given: str) -> Output:
     target, through_fd = _resolve(given)
-    if through_fd:  # /dev/stdout, /dev/fd/1: another process's open file, whatever it is
+    if through_fd:  # /dev/stdout, /dev/fd/1: an open file of a process, whatever it is
         try:
-            os.stat(given)
+            return Output(given, given, STREAM, stdout=_is_stdout(os.stat(given)))
         except OSError as error:
             raise OutputError(given, f"cannot write: {error.strerror or error}") from None
-        return Output(given, given, STREAM)
     try:
         mode = os.stat(target).st_mode
     except (FileNotFoundError, NotADirectoryError):
@@ -135,10 +136,17 @@ def _local(given: str) -> Output:
     if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode):
         if not os.access(target, os.W_OK):
             raise OutputError(given, f"{_via(given, target)}cannot be written (permission denied)")
-        return Output(given, target, STREAM)
+        return Output(given, target, STREAM, stdout=_is_stdout(os.stat(target)))
     if stat.S_ISDIR(mode):
         raise OutputError(given, f"{_via(given, target)}is a directory: name the file to write")
     raise OutputError(given, f"{_via(given, target)}is {_kind_name(mode)}: name a file, a named pipe or -")
+
+
+def _is_stdout(found: os.stat_result) -> bool:
+    try:
+        return os.path.samestat(found, os.fstat(sys.stdout.fileno()))
+    except (OSError, ValueError, AttributeError):  # no standard output, or not a real file
+        return False
 
 
 def _via(given: str, target: str) -> str:
@@ -212,7 +220,7 @@ def open_output(out: str | os.PathLike | Output, *, binary: bool = False,
         except OSError as error:
             raise OutputError(out.given, f"cannot write: {error.strerror or error}") from None
         return
-    if out.is_stdout:
+    if out.target == STDOUT:
         with _guard(out), _stdout(binary, newline) as handle:
             yield handle
         return

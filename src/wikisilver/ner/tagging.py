@@ -15,6 +15,7 @@ rows, ``-DOCSTART-``): only the NER cell of each token changes (:func:`write_ret
 from __future__ import annotations
 
 import dataclasses
+import html
 import io
 import json
 import os
@@ -155,7 +156,8 @@ def _sentences_of(text: str, processor: TextProcessor, doc: str, first: int,
     return out
 
 
-_DOC_START = re.compile(r'<doc id="([^"]*)"[^>]*?(?: title="([^"]*)")?[^>]*>')
+_DOC_START = re.compile(r'<doc(?:\s+\w+="[^"]*")*\s*>')
+_ATTRIBUTE = re.compile(r'(\w+)="([^"]*)"')
 
 
 def read_text(path: str, processor: TextProcessor, encoding: str = "utf-8") -> Iterator[TaggedSentence]:
@@ -164,8 +166,9 @@ def read_text(path: str, processor: TextProcessor, encoding: str = "utf-8") -> I
     doc, title, index = os.path.basename(path), None, 0
     for _, line in text_lines(path, encoding):
         stripped = line.strip()
-        if stripped.startswith("<doc ") and (start := _DOC_START.fullmatch(stripped)):
-            doc, title, index = start.group(1), start.group(2), 0
+        if stripped.startswith("<doc ") and _DOC_START.fullmatch(stripped):
+            attributes = {key: html.unescape(value) for key, value in _ATTRIBUTE.findall(stripped)}
+            doc, title, index = attributes.get("id", doc), attributes.get("title"), 0
             continue
         if stripped == "</doc>":
             continue
