@@ -219,7 +219,7 @@ def test_train_checks_its_three_files_before_training(tmp_path):
     (tmp_path / "m.crf.meta.json").mkdir()  # the model's meta file cannot be written
     done = wikisilver("train", "--corpus", str(conll), "--model", str(tmp_path / "m.crf"), "--max-iterations", "500")
     line = one_error_line(done)  # one line: not even the "features of … sentences" progress line
-    assert line == f"wikisilver train: error: {tmp_path / 'm.crf.meta.json'}: is a directory: name the file to write"
+    assert line == f"wikisilver train: error: {tmp_path / 'm.crf.meta.json'}: is a directory: --model names the file to write"
     assert not (tmp_path / "m.crf").exists()
 
 

@@ -60,12 +60,9 @@ class Output:
     given: str
     target: str
     kind: str
-    stdout: bool = False  # ``-``, or a stream that is this process's standard output (/dev/stdout)
-
-    @property
-    def is_stdout(self) -> bool:
-        """Whether the data goes to standard output (the command's own lines then go to stderr)."""
-        return self.stdout
+    # ``-``, or a stream that is this process's standard output (/dev/stdout): the command's own
+    # lines then go to stderr.
+    is_stdout: bool = False
 
     @property
     def is_stream(self) -> bool:
@@ -75,21 +72,25 @@ class Output:
         return "standard output" if self.target == STDOUT else self.given
 
 
-def check_output(path: str | os.PathLike | Output, *, stream: bool = True, what: str = "") -> Output:
+def check_output(path: str | os.PathLike | Output, *, stream: bool = True, what: str = "",
+                 option: str = "--out") -> Output:
     """The destination ``path`` checked, before any work: what kind it is and that it can be
     written; :class:`OutputError` in one line otherwise. ``stream``: whether the format can be
-    written as a stream (``-``, a pipe, a device); ``what`` names the format in the refusal."""
+    written as a stream (``-``, a pipe, a device); ``what`` names the format in the refusal, and
+    ``option`` the option that named the file."""
     if isinstance(path, Output):
         if path.is_stream and not stream:
             raise OutputError(str(path), _no_stream(path, what))
         return path
     given = os.fspath(path)
+    if given.endswith(("/", os.sep)) and not paths.is_remote(given) and not os.path.isdir(given):
+        raise OutputError(given, f"ends in a slash: {option} names the file to write")
     if given == STDOUT:
-        output = Output(given, STDOUT, STREAM, stdout=True)
+        output = Output(given, STDOUT, STREAM, is_stdout=True)
     elif paths.is_remote(given):
         return Output(given, given, REMOTE)
     else:
-        output = _local(paths.normalize(given))
+        output = _local(paths.normalize(given), option)
     if output.is_stream and not stream:
         raise OutputError(str(output), _no_stream(output, what))
     return output
@@ -114,11 +115,11 @@ def _kind_name(mode: int) -> str:
     return "not a regular file"
 
 
-def _local(given: str) -> Output:
+def _local(given: str, option: str) -> Output:
     target, through_fd = _resolve(given)
     if through_fd:  # /dev/stdout, /dev/fd/1: an open file of a process, whatever it is
         try:
-            return Output(given, given, STREAM, stdout=_is_stdout(os.stat(given)))
+            return Output(given, given, STREAM, is_stdout=_is_stdout(os.stat(given)))
         except OSError as error:
             raise OutputError(given, f"cannot write: {error.strerror or error}") from None
     try:
@@ -136,9 +137,9 @@ def _local(given: str) -> Output:
     if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode):
         if not os.access(target, os.W_OK):
             raise OutputError(given, f"{_via(given, target)}cannot be written (permission denied)")
-        return Output(given, target, STREAM, stdout=_is_stdout(os.stat(target)))
+        return Output(given, target, STREAM, is_stdout=_is_stdout(os.stat(target)))
     if stat.S_ISDIR(mode):
-        raise OutputError(given, f"{_via(given, target)}is a directory: name the file to write")
+        raise OutputError(given, f"{_via(given, target)}is a directory: {option} names the file to write")
     raise OutputError(given, f"{_via(given, target)}is {_kind_name(mode)}: name a file, a named pipe or -")
 
 

@@ -27,7 +27,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    out = check_output(args.json, what="the scores") if args.json else None
+    out = check_output(args.json, what="the scores", option="--json") if args.json else None
     tagger = Tagger(args.model, gazetteer=args.gazetteer)
     tagset = args.tagset or tagger.tagset
     check_tagset([args.gold], args.format, tagset)

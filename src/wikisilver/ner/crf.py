@@ -45,9 +45,10 @@ def _meta_path(model_path: str) -> str:
 def check_model_outputs(model_path: str) -> tuple[Output, Output, Output]:
     """The model file and the two written beside it (meta, mentions), checked before any work: a
     model is a regular file (CRFsuite writes it by name), never a stream."""
-    return (check_output(model_path, stream=False, what="a model"),
-            check_output(_meta_path(model_path), stream=False, what="a model's meta file"),
-            check_output(mentions_path(model_path), stream=False, what="a model's mentions table"))
+    return (check_output(model_path, stream=False, what="a model", option="--model"),
+            check_output(_meta_path(model_path), stream=False, what="a model's meta file", option="--model"),
+            check_output(mentions_path(model_path), stream=False, what="a model's mentions table",
+                         option="--model"))
 
 
 def mentions_path(model_path: str) -> str:
