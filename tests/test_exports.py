@@ -190,7 +190,7 @@ def test_spacy_missing_is_a_clear_error(corpus, tmp_path, capsys, monkeypatch):
     code = main(["export", str(corpus), "--format", "spacy", "--out", str(tmp_path / "c.spacy")])
     err = capsys.readouterr().err
     assert code == 2
-    assert "pip install spacy" in err and err.count("\n") == 1
+    assert "pip install 'wikisilver[spacy]'" in err and err.count("\n") == 1
     assert not (tmp_path / "c.spacy").exists()
 
 

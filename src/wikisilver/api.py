@@ -295,6 +295,6 @@ def hf_features() -> datasets.Features:
     try:
         import datasets
     except ImportError:
-        raise ImportError("hf_features() needs the Hugging Face datasets package (pip install datasets)") from None
+        raise ImportError("hf_features() needs the Hugging Face datasets package (pip install 'wikisilver[hf]')") from None
 
     return datasets.Features.from_dict(hf_feature_dict())

@@ -1,7 +1,9 @@
 """The ``wikisilver`` command line: a thin dispatcher over ``wikisilver.commands``.
 
 Expected failures (:class:`~wikisilver.errors.WikisilverError`) become one line on stderr and
-exit code 2; nothing the user did wrong ends in a traceback.
+exit code 2; nothing the user did wrong ends in a traceback. A reader of the output that goes away
+(``wikisilver export … --out - | head``) ends the command quietly with status 141, as a Unix tool
+killed by SIGPIPE.
 """
 
 from __future__ import annotations
@@ -34,7 +36,8 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict]:
         sub_parser = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP,
                                     argument_default=argparse.SUPPRESS if layered else None)
         module.configure(sub_parser)
-        add_verbosity(sub_parser, argparse.SUPPRESS)  # -q/-v after the command too
+        add_verbosity(sub_parser, argparse.SUPPRESS)  # -q/-v/--version after the command too
+        sub_parser.add_argument("--version", action="version", version=f"wikisilver {__version__}")
         if layered:
             sub_parser.add_argument(
                 "--config", metavar="FILE",
@@ -106,6 +109,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"wikisilver {args.command}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # Python's own flush of stdout at exit would fail again: point stdout at /dev/null.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -13,6 +13,7 @@ from wikisilver.download.dbpedia import (
 from wikisilver.download.dumps import DEFAULT_BASE_URL, DEFAULT_FILES, FILE_KINDS, download_dump
 from wikisilver.download.http import RetryPolicy
 from wikisilver.errors import InputError
+from wikisilver.outputs import check_folder
 
 NAME = "download"
 HELP = "Download a Wikipedia dump set (sha1-verified, resumable) and optionally the DBpedia files"
@@ -45,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
     kinds = [kind.strip() for kind in args.files.split(",") if kind.strip() not in ("", "none")]
     if not kinds and not args.dbpedia:
         raise InputError(None, "nothing to download: --files none needs --dbpedia")
+    check_folder(args.out)  # before the first request
     policy = RetryPolicy(attempts=max(args.retries, 1))
     progress = {"auto": None, "always": True, "never": False}[args.progress]
     date, results = "", []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from wikisilver import paths
 from wikisilver.corpus.export import EXPORT_FORMATS, SCHEMES, export_corpus
@@ -16,7 +17,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("corpus", metavar="CORPUS_DIR",
                         help="output directory of `wikisilver build` (or its parquet/ folder or a part)")
     parser.add_argument("--format", required=True, choices=EXPORT_FORMATS, help="format to write")
-    parser.add_argument("--out", required=True, metavar="FILE", help="file to write")
+    parser.add_argument("--out", required=True, metavar="FILE",
+                        help="file to write; - writes standard output (a named pipe or a device is written "
+                             "as a stream, a symbolic link through to its file)")
     parser.add_argument("--scheme", choices=SCHEMES, default="iob2",
                         help="tag scheme of the CoNLL formats (default iob2; CoNLL-2003 itself used iob1)")
     parser.add_argument("--tagset", choices=OUR_TAGSETS, default="conll",
@@ -36,6 +39,7 @@ def run(args: argparse.Namespace) -> int:
     )
     print(
         f"wrote {report.sentences} sentences ({report.articles} articles, {report.tokens} tokens, "
-        f"{report.mentions} entity mentions) to {report.path}"
+        f"{report.mentions} entity mentions) to {report.path}",
+        file=sys.stderr if args.out == "-" else sys.stdout,  # standard output holds the corpus
     )
     return 0

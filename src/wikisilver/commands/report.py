@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from wikisilver.errors import InputError
+from wikisilver.outputs import check_output
 from wikisilver.report.html import write_report
 
 NAME = "report"
@@ -26,6 +28,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.samples < 0 or args.top < 1:
         raise InputError(None, "--samples must be at least 0 and --top at least 1")
-    path = write_report(args.corpus, args.out, samples=args.samples, top=args.top, seed=args.seed)
-    print(f"wikisilver report: written to {path}")
+    out = check_output(args.out, what="the report") if args.out is not None else None  # before any work
+    path = write_report(args.corpus, out, samples=args.samples, top=args.top, seed=args.seed)
+    print(f"wikisilver report: written to {path}", file=sys.stderr if path.is_stdout else sys.stdout)
     return 0

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
-from wikisilver.corpus.export import TAGGED_FORMATS, write_tagged
+from wikisilver.corpus.export import TAGGED_FORMATS, check_destination, write_tagged
 from wikisilver.errors import InputError
 
 NAME = "tag"
@@ -14,10 +15,15 @@ HELP = "Tag plain text, CoNLL, JSONL, TSV or Parquet files with a model trained 
 def configure(parser: argparse.ArgumentParser) -> None:
     from wikisilver.ner.tagging import TAG_INPUTS
 
-    parser.add_argument("input", metavar="FILE", help="file to tag (.txt, .jsonl, .conll, .conllu, .tsv, .parquet)")
+    parser.add_argument("input", metavar="FILE",
+                        help="file to tag (.txt, .jsonl, .conll, .conllu, .tsv, .parquet); - reads standard input")
     parser.add_argument("--model", required=True, metavar="FILE", help="model written by `wikisilver train`")
-    parser.add_argument("--out", required=True, metavar="FILE", help="file to write")
-    parser.add_argument("--format", choices=tuple(TAG_INPUTS), help="format of the input (default: from its extension)")
+    parser.add_argument("--out", required=True, metavar="FILE",
+                        help="file to write; - writes standard output (a named pipe or a device is written "
+                             "as a stream, a symbolic link through to its file)")
+    parser.add_argument("--format", choices=tuple(TAG_INPUTS),
+                        help="format of the input (default: from its extension; of standard input, from its "
+                             "first lines)")
     parser.add_argument("--out-format", choices=tuple(TAGGED_FORMATS),
                         help="format to write (default: the input's; jsonl for plain text)")
     parser.add_argument("--lang", default="xx",
@@ -26,24 +32,38 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from wikisilver.corpus.tags import STDIN
     from wikisilver.ner.crf import Tagger
-    from wikisilver.ner.tagging import TAG_INPUTS, input_format, read_input, tag_sentences
+    from wikisilver.ner.tagging import TAG_INPUTS, input_format, keeps_lines, read_input, tag_sentences, write_retagged
+    from wikisilver.outputs import check_output, open_output
     from wikisilver.text import get_processor
 
-    fmt = input_format(args.input, args.format)
-    out_format = args.out_format or TAG_INPUTS[fmt]
+    source = STDIN if args.input == "-" else args.input
+    if args.format == "parquet" and source == STDIN:
+        raise InputError(STDIN, "Parquet cannot be read from standard input; name the file")
+    out = check_output(args.out)  # before any work; whether the format can stream, once it is known
     tagger = Tagger(args.model)
-    counts = [0, 0, 0]
+    fmt = input_format(source, args.format)
+    out_format = args.out_format or TAG_INPUTS[fmt]
+    out = check_destination(out, out_format)
+    if keeps_lines(fmt, out_format):
+        with open_output(out) as handle:
+            counts = write_retagged(handle, tagger, source, fmt, args.encoding)
+            if not counts[0]:
+                raise InputError(source, "no sentences to tag")
+    else:
+        counts = [0, 0, 0]
 
-    def counted():
-        for sentence in tag_sentences(tagger, read_input(args.input, fmt, get_processor(args.lang), args.encoding)):
-            counts[0] += 1
-            counts[1] += len(sentence.tokens)
-            counts[2] += sum(tag.startswith("B-") for tag in sentence.tags)
-            yield sentence
+        def counted():
+            for sentence in tag_sentences(tagger, read_input(source, fmt, get_processor(args.lang), args.encoding)):
+                counts[0] += 1
+                counts[1] += len(sentence.tokens)
+                counts[2] += sum(tag.startswith("B-") for tag in sentence.tags)
+                yield sentence
+            if not counts[0]:  # raised inside the writer: no empty file is left behind
+                raise InputError(source, "no sentences to tag")
 
-    write_tagged(args.out, out_format, counted())
-    if not counts[0]:
-        raise InputError(args.input, "no sentences to tag")
-    print(f"tagged {counts[0]} sentences ({counts[1]} tokens, {counts[2]} entity mentions) -> {args.out} ({out_format})")
+        write_tagged(out, out_format, counted())
+    print(f"tagged {counts[0]} sentences ({counts[1]} tokens, {counts[2]} entity mentions) -> {out} ({out_format})",
+          file=sys.stderr if out.is_stdout else sys.stdout)
     return 0

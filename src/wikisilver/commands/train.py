@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from wikisilver.corpus.inputs import FORMATS, TAGSETS, read_corpora
-from wikisilver.ner.crf import train
+from wikisilver.corpus.inputs import FORMATS, TAGSET_HELP, TAGSETS, check_tagset, read_corpora
+from wikisilver.ner.crf import check_model_outputs, train
 
 NAME = "train"
 HELP = "Train a CRF NER tagger on corpora (ours or gold CoNLL files)"
@@ -24,8 +24,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="leave out sentences our pipeline flagged low_quality")
     parser.add_argument("--exclude-second-pass", action="store_true",
                         help="leave out sentences of our corpus kept by build --second-pass")
-    parser.add_argument("--tagset", choices=TAGSETS, default="conll",
-                        help="tag layer of our corpus to learn (default conll)")
+    parser.add_argument("--tagset", choices=TAGSETS, default="conll", help=TAGSET_HELP)
     parser.add_argument("--gazetteer", metavar="FILE", help="gazetteer TSV for membership features")
     parser.add_argument("--encoding", default="utf-8", help="encoding of text corpora")
     parser.add_argument("--max-iterations", type=int, default=100, help="L-BFGS iterations (default 100)")
@@ -39,6 +38,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_model_outputs(args.model)  # before reading anything, and not after training
+    check_tagset(args.corpus, args.format, args.tagset)
     sentences = read_corpora(args.corpus, args.format, tagset=args.tagset, encoding=args.encoding)
     report = train(
         sentences, args.model, max_tokens=args.max_tokens,

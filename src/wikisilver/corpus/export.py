@@ -16,12 +16,13 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 from wikisilver.corpus.read import OUR_TAGSETS, labelled, read_sentences
 from wikisilver.corpus.schema import LINKS
 from wikisilver.corpus.tags import TaggedSentence, iob_to_spans
 from wikisilver.errors import InputError
+from wikisilver.outputs import Output, check_output, open_output, output_path
 from wikisilver.records import LabelledSentence
 
 EXPORT_FORMATS = ("conll2003", "conllup", "spacy", "jsonl")
@@ -48,7 +49,7 @@ class Mention:
 class ExportReport:
     """What an export wrote."""
 
-    path: Path
+    path: str  # as given (or "standard output")
     articles: int
     sentences: int
     tokens: int
@@ -245,16 +246,19 @@ def spacy_doc(vocab, article: Sequence[LabelledSentence], tagset: str = "conll")
     return doc
 
 
+SPACY_MISSING = "the spacy format needs spaCy: pip install 'wikisilver[spacy]'"
+
+
 def write_spacy(
-    path: Path, sentences: Iterable[LabelledSentence], *, tagset: str = "conll"
+    handle: BinaryIO, sentences: Iterable[LabelledSentence], *, tagset: str = "conll"
 ) -> tuple[int, int, int, int]:
     """A spaCy ``DocBin`` (``.spacy``) of one Doc per article (:func:`spacy_doc`), ready for
-    ``spacy train``."""
+    ``spacy train``, written to a binary handle."""
     try:
         from spacy.tokens import DocBin
         from spacy.vocab import Vocab
     except ImportError:
-        raise InputError(None, "the spacy format needs spaCy: pip install spacy") from None
+        raise InputError(None, SPACY_MISSING) from None
     vocab = Vocab()
     doc_bin = DocBin(store_user_data=True)
     counts = _Counts()
@@ -263,7 +267,7 @@ def write_spacy(
             counts.new_article(sentence)
             counts.add(sentence, mentions(sentence, tagset))
         doc_bin.add(spacy_doc(vocab, article, tagset))
-    doc_bin.to_disk(path)
+    handle.write(doc_bin.to_bytes())
     return counts.as_tuple()
 
 
@@ -288,12 +292,28 @@ class _Counts:
         return self.articles, self.sentences, self.tokens, self.mentions
 
 
+# The formats that can be written to a stream (``-``, a pipe, a device); Parquet needs a file.
+STREAM_FORMATS = frozenset({"conll2003", "conllup", "jsonl", "tsv", "spacy"})
+
+
+def check_destination(out: str | Path | Output, fmt: str) -> Output:
+    """``out`` checked for writing ``fmt`` (:func:`wikisilver.outputs.check_output`), before any work;
+    for spaCy, that spaCy is installed."""
+    if fmt == "spacy":
+        try:
+            import spacy  # noqa: F401
+        except ImportError:
+            raise InputError(None, SPACY_MISSING) from None
+    return check_output(out, stream=fmt in STREAM_FORMATS, what=f"the {fmt} format")
+
+
 def export_corpus(
-    corpus: str | Path, out: str | Path, fmt: str, *, scheme: str = "iob2", tagset: str = "conll",
+    corpus: str | Path, out: str | Path | Output, fmt: str, *, scheme: str = "iob2", tagset: str = "conll",
     exclude_low_quality: bool = False, exclude_second_pass: bool = False,
 ) -> ExportReport:
-    """Write the corpus in ``fmt``; the file appears under its name only once it is complete
-    (``exclude_second_pass``: only the sentences the rules labelled, none the second pass kept)."""
+    """Write the corpus in ``fmt`` to ``out`` (a file appears under its name only once complete;
+    ``-``, a pipe or a device is streamed to: :mod:`wikisilver.outputs`); ``exclude_second_pass``:
+    only the sentences the rules labelled, none the second pass kept."""
     if fmt not in EXPORT_FORMATS:
         raise InputError(None, f"unknown export format {fmt!r} (expected one of {', '.join(EXPORT_FORMATS)})")
     if scheme not in SCHEMES:
@@ -302,46 +322,36 @@ def export_corpus(
         raise InputError(None, f"unknown tagset {tagset!r} (expected conll or dbpedia)")
     if fmt in ("jsonl", "spacy") and scheme != "iob2":
         raise InputError(None, f"--scheme applies to the CoNLL formats; {fmt} stores entity spans")
-    if Path(out).is_dir():
-        raise InputError(str(out), "is a directory: --out names the file to write")
+    out = check_destination(out, fmt)
     sentences = read_sentences(corpus, exclude_low_quality=exclude_low_quality, exclude_second_pass=exclude_second_pass)
-    return ExportReport(Path(out), *write_sentences(out, fmt, sentences, scheme=scheme, tagset=tagset))
+    return ExportReport(str(out), *write_sentences(out, fmt, sentences, scheme=scheme, tagset=tagset))
 
 
 def write_sentences(
-    out: str | Path, fmt: str, sentences: Iterable[LabelledSentence], *, scheme: str = "iob2",
+    out: str | Path | Output, fmt: str, sentences: Iterable[LabelledSentence], *, scheme: str = "iob2",
     tagset: str = "conll",
 ) -> tuple[int, int, int, int]:
-    """Write sentences in ``fmt`` (an export format, or ``parquet``, our schema); the file appears
-    under its name only once it is complete. Returns (articles, sentences, tokens, mentions)."""
-    out = Path(out)
-    if fmt == "spacy":
-        # Check before reading anything: a missing spaCy should not cost a pass over the corpus.
-        try:
-            import spacy  # noqa: F401
-        except ImportError:
-            raise InputError(None, "the spacy format needs spaCy: pip install spacy") from None
-    out.parent.mkdir(parents=True, exist_ok=True)
-    from wikisilver.corpus.write import atomic_path
-
-    with atomic_path(out) as tmp:
-        if fmt == "spacy":
-            return write_spacy(tmp, sentences, tagset=tagset)
-        if fmt == "parquet":
+    """Write sentences in ``fmt`` (an export format, or ``parquet``, our schema) to ``out``, as
+    :mod:`wikisilver.outputs` writes. Returns (articles, sentences, tokens, mentions)."""
+    out = check_destination(out, fmt)
+    if fmt == "parquet":
+        with output_path(out) as tmp:
             return _write_parquet(tmp, sentences)
-        with open(tmp, "w", encoding="utf-8", newline="\n") as handle:
-            if fmt == "conll2003":
-                return write_conll2003(handle, sentences, scheme=scheme, tagset=tagset)
-            if fmt == "conllup":
-                return write_conllup(handle, sentences, scheme=scheme, tagset=tagset)
-            return write_jsonl(handle, sentences, tagset=tagset)
+    with open_output(out, binary=fmt == "spacy") as handle:
+        if fmt == "spacy":
+            return write_spacy(handle, sentences, tagset=tagset)
+        if fmt == "conll2003":
+            return write_conll2003(handle, sentences, scheme=scheme, tagset=tagset)
+        if fmt == "conllup":
+            return write_conllup(handle, sentences, scheme=scheme, tagset=tagset)
+        return write_jsonl(handle, sentences, tagset=tagset)
 
 
 TAGGED_FORMATS = {"tsv": ".tsv", "conll2003": ".conll", "conllup": ".conllup", "jsonl": ".jsonl",
                   "spacy": ".spacy", "parquet": ".parquet"}
 
 
-def write_tagged(out: str | Path, fmt: str, sentences: Iterable[TaggedSentence]) -> None:
+def write_tagged(out: str | Path | Output, fmt: str, sentences: Iterable[TaggedSentence]) -> None:
     """Tagged sentences (a split's side, a model's output) in one of :data:`TAGGED_FORMATS`:
     our TSV as they are, the other formats through :func:`~wikisilver.corpus.read.labelled`."""
     if fmt not in TAGGED_FORMATS:
@@ -349,13 +359,13 @@ def write_tagged(out: str | Path, fmt: str, sentences: Iterable[TaggedSentence])
     if fmt != "tsv":
         write_sentences(out, fmt, (labelled(sentence) for sentence in sentences))
         return
-    from wikisilver.corpus.write import atomic_path, write_tagged_tsv
+    from wikisilver.corpus.write import write_tagged_tsv
 
-    with atomic_path(out) as tmp, open(tmp, "w", encoding="utf-8", newline="\n") as handle:
+    with open_output(check_destination(out, fmt)) as handle:
         write_tagged_tsv(handle, sentences)
 
 
-def _write_parquet(path: Path, sentences: Iterable[LabelledSentence]) -> tuple[int, int, int, int]:
+def _write_parquet(path: str, sentences: Iterable[LabelledSentence]) -> tuple[int, int, int, int]:
     from wikisilver.corpus.write import write_parquet
 
     counts = _Counts()

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from wikisilver.corpus.tags import TaggedSentence, iob_to_spans
 from wikisilver.errors import InputError
+from wikisilver.outputs import Output, open_output
 
 HEADER = "# wikisilver gazetteer: type<TAB>surface<TAB>count (surface = tokens joined by one space)"
 MAX_SURFACE_TOKENS = 8  # longer "names" are almost always titles of works; not useful for matching
@@ -48,13 +49,13 @@ def count_surfaces(sentences: Iterable[TaggedSentence]) -> Counter[tuple[str, st
     return counts
 
 
-def write_gazetteer(path: str, counts: Counter[tuple[str, str]], min_count: int = 1) -> int:
-    """Write the lists; returns the number of entries written."""
+def write_gazetteer(path: str | Output, counts: Counter[tuple[str, str]], min_count: int = 1) -> int:
+    """Write the lists (as :mod:`wikisilver.outputs` writes); returns the number of entries written."""
     rows = sorted(
         ((kind, surface, n) for (kind, surface), n in counts.items() if n >= min_count),
         key=lambda row: (row[0], -row[2], row[1]),
     )
-    with open(path, "w", encoding="utf-8") as handle:
+    with open_output(path) as handle:
         handle.write(HEADER + "\n")
         for kind, surface, n in rows:
             handle.write(f"{kind}\t{surface.replace(chr(9), ' ')}\t{n}\n")

@@ -24,41 +24,63 @@ def _finish(
     return TaggedSentence(tokens=tuple(tokens), tags=to_iob2(tags), **extra)  # type: ignore[arg-type]
 
 
+@dataclass(frozen=True)
+class Conll2003Sentence:
+    """One sentence of a CoNLL-2003 file: the cells of its tokens, the document it is in, and its
+    lines as they stand (the ``-DOCSTART-`` lines before it, then one per token), so that
+    ``wikisilver tag`` can write it back with only the tags changed."""
+
+    rows: list[tuple[int, list[str]]]  # (line number, cells) of each token
+    doc_id: str
+    lines: tuple[str, ...] = ()
+    token_lines: tuple[int, ...] = ()  # the index in ``lines`` of each token's line
+
+
+def conll2003_sentences(path: str, encoding: str = "utf-8") -> Iterator[Conll2003Sentence]:
+    """The sentences of a CoNLL-2003 file (whitespace-separated columns, token first, tag last),
+    read as they are iterated: the one reader of CoNLL-2003 rows. A row of another number of
+    columns than the sentence's first, or of fewer than two, is an error naming its line."""
+    doc_index = 0
+    doc_id = f"{path}#0"
+    rows: list[tuple[int, list[str]]] = []
+    lines: list[str] = []
+    token_lines: list[int] = []
+    for line_no, line in text_lines(path, encoding):
+        if not line.strip():
+            if rows:
+                yield Conll2003Sentence(rows, doc_id, tuple(lines), tuple(token_lines))
+                rows, lines, token_lines = [], [], []
+            continue
+        cells = line.split()
+        if cells[0] == "-DOCSTART-":
+            if rows:
+                yield Conll2003Sentence(rows, doc_id, tuple(lines), tuple(token_lines))
+                rows, lines, token_lines = [], [], []
+            doc_index += 1
+            doc_id = f"{path}#{doc_index}"
+            lines.append(line)
+            continue
+        if len(cells) < 2:
+            raise InputError(path, f"expected a token and a tag, got {line!r}", f"line {line_no}")
+        if rows and len(cells) != len(rows[0][1]):
+            raise InputError(
+                path, f"{len(cells)} columns where the sentence has {len(rows[0][1])}", f"line {line_no}"
+            )
+        rows.append((line_no, cells))
+        token_lines.append(len(lines))
+        lines.append(line)
+    if rows:
+        yield Conll2003Sentence(rows, doc_id, tuple(lines), tuple(token_lines))
+
+
 def read_conll2003(
     path: str, *, encoding: str = "utf-8", known_types: frozenset[str] | None = CONLL_TYPES
 ) -> Iterator[TaggedSentence]:
     """CoNLL-2003 style: whitespace-separated columns, token first, NER tag last, IOB1 or IOB2."""
     clean = TagCleaner(path, known_types)
-    doc_index = 0
-    doc_id = f"{path}#0"
-    tokens: list[str] = []
-    tags: list[str] = []
-    columns = 0
-    for line_no, line in text_lines(path, encoding):
-        if not line.strip():
-            if tokens:
-                yield _finish(tokens, tags, doc_id=doc_id)
-                tokens, tags, columns = [], [], 0
-            continue
-        cells = line.split()
-        if cells[0] == "-DOCSTART-":
-            if tokens:
-                yield _finish(tokens, tags, doc_id=doc_id)
-                tokens, tags, columns = [], [], 0
-            doc_index += 1
-            doc_id = f"{path}#{doc_index}"
-            continue
-        if len(cells) < 2:
-            raise InputError(path, f"expected a token and a tag, got {line!r}", f"line {line_no}")
-        if columns and len(cells) != columns:
-            raise InputError(
-                path, f"{len(cells)} columns where the sentence has {columns}", f"line {line_no}"
-            )
-        columns = len(cells)
-        tokens.append(cells[0])
-        tags.append(clean(cells[-1], line_no))
-    if tokens:
-        yield _finish(tokens, tags, doc_id=doc_id)
+    for sentence in conll2003_sentences(path, encoding):
+        yield _finish([cells[0] for _, cells in sentence.rows],
+                      [clean(cells[-1], line_no) for line_no, cells in sentence.rows], doc_id=sentence.doc_id)
 
 
 _CONLLU_COLUMNS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
@@ -70,6 +92,10 @@ class ConlluSentence:
 
     rows: list[tuple[int, list[str]]]  # (line number, cells) of each token
     doc_id: str  # of the last ``# newdoc`` line before it; the file's path before any
+    # Every line of it as it stands (comments, multiword-token and empty-node rows, token rows),
+    # and the index in ``lines`` of each token's row: ``wikisilver tag`` writes it back so.
+    lines: tuple[str, ...] = ()
+    token_lines: tuple[int, ...] = ()
 
 
 def conllu_sentences(path: str, encoding: str = "utf-8", multiword: bool = False
@@ -97,12 +123,15 @@ def _conllu_rows(path: str, names: tuple[str, ...], lines: Iterator[tuple[int, s
     id_col = names.index("ID") if "ID" in names else None
     doc_id = path
     rows: list[tuple[int, list[str]]] = []
+    block: list[str] = []
+    token_lines: list[int] = []
     for line_no, line in lines:
         if not line.strip():
             if rows:
-                yield ConlluSentence(rows, doc_id)
-                rows = []
+                yield ConlluSentence(rows, doc_id, tuple(block), tuple(token_lines))
+                rows, block, token_lines = [], [], []
             continue
+        block.append(line)
         # A comment has no tab: NerKor's first column is FORM, so "#<TAB>#<TAB>PUNCT…" is a token.
         if line.startswith("#") and "\t" not in line:
             if line.startswith("# newdoc"):
@@ -117,8 +146,14 @@ def _conllu_rows(path: str, names: tuple[str, ...], lines: Iterator[tuple[int, s
         if id_col is not None and (("-" in cells[id_col] and not multiword) or "." in cells[id_col]):
             continue
         rows.append((line_no, cells))
+        token_lines.append(len(block) - 1)
     if rows:
-        yield ConlluSentence(rows, doc_id)
+        yield ConlluSentence(rows, doc_id, tuple(block), tuple(token_lines))
+
+
+def ner_column(names: tuple[str, ...]) -> int | None:
+    """The index of the NER column among a CoNLL-U Plus file's columns (``CONLL:NER``, …), or None."""
+    return next((i for i, name in enumerate(names) if _NER_COLUMN.search(name)), None)
 
 
 def read_conllu(
@@ -127,8 +162,7 @@ def read_conllu(
     """CoNLL-U Plus (or plain CoNLL-U with ``NER=`` in MISC): the NER column comes from the header."""
     clean = TagCleaner(path, known_types)
     names, sentences = conllu_sentences(path, encoding)
-    found = [i for i, name in enumerate(names) if _NER_COLUMN.search(name)]
-    ner_col = found[0] if found else None
+    ner_col = ner_column(names)
     misc_col = names.index("MISC") if ner_col is None and "MISC" in names else None
     if ner_col is None and misc_col is None:
         raise InputError(path, f"no NER column in global.columns ({' '.join(names)})", "line 1")

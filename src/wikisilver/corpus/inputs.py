@@ -20,6 +20,10 @@ from wikisilver.errors import InputError
 FORMATS = ("conll2003", "conllu", "conllup", "tsv", "parquet")
 # conll and dbpedia are the tag layers of our corpus; fine keeps every type of a gold file's one layer.
 TAGSETS = ("conll", "fine", "dbpedia")
+GOLD_ONLY_TAGSETS = ("fine",)
+TAGSET_HELP = ("conll: PER/LOC/ORG/MISC (default conll); dbpedia: our corpus's DBpedia-class layer, or every "
+               "type of a gold file; fine: every type of a gold CoNLL file (gold files only: our corpus has "
+               "no fine layer)")
 
 # File extension -> format, for reading directories; anything else (README.md, license.txt) is skipped.
 EXTENSION_FORMATS = {
@@ -71,6 +75,17 @@ def corpus_files(path: str, fmt: str | None = None) -> list[tuple[str, str]]:
     if not files:
         raise InputError(path, "no corpus files (.parquet, .tsv, .conll, .conllu, .conllup) in directory")
     return files
+
+
+def check_tagset(paths: Iterable[str], fmt: str | None, tagset: str) -> None:
+    """Before any work: a tagset only gold files have (``fine``) asked of our corpus is one line."""
+    if tagset not in GOLD_ONLY_TAGSETS:
+        return
+    for path in paths:
+        ours = next((file for file, found in corpus_files(path, fmt) if found in ("parquet", "tsv")), None)
+        if ours is not None:
+            raise InputError(ours, f"our corpus has no {tagset} tags: --tagset {tagset} is for gold CoNLL files "
+                                   f"(every type of their NER column); use conll or dbpedia")
 
 
 def read_corpus(

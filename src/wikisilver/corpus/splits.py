@@ -18,9 +18,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
 
-from wikisilver.corpus.export import TAGGED_FORMATS, write_tagged
+from wikisilver.corpus.export import TAGGED_FORMATS, check_destination, write_tagged
 from wikisilver.corpus.tags import TaggedSentence
 from wikisilver.errors import InputError
+from wikisilver.outputs import check_folder
 
 _SCALE = float(2**64)
 
@@ -122,9 +123,10 @@ def split_corpus(
     fractions = {"train": 1.0 - test_fraction - dev_fraction, "test": test_fraction}
     if dev_fraction:
         fractions["dev"] = dev_fraction
-    selection = select_articles(read(), fractions, seed, max_tokens) if max_tokens is not None else None
-    os.makedirs(out_dir, exist_ok=True)
+    check_folder(out_dir)  # and each side's file: before reading the corpus
     paths = {side: os.path.join(out_dir, side + SPLIT_FORMATS[fmt]) for side in SIDES if side in fractions}
+    outputs = {side: check_destination(path, fmt) for side, path in paths.items()}
+    selection = select_articles(read(), fractions, seed, max_tokens) if max_tokens is not None else None
     counts = {side: [0, 0, set()] for side in paths}
 
     def side_for(sentence: TaggedSentence) -> str | None:
@@ -137,7 +139,7 @@ def split_corpus(
         counts[side][2].add(h)
         return side
 
-    _deal(read(), side_for, {side: partial(write_tagged, path, fmt) for side, path in paths.items()})
+    _deal(read(), side_for, {side: partial(write_tagged, out, fmt) for side, out in outputs.items()})
     return SplitReport({side: SideReport(path, counts[side][0], counts[side][1], len(counts[side][2]))
                         for side, path in paths.items()})
 

@@ -6,7 +6,9 @@ Training, scoring, splitting and the gazetteers read every corpus, ours or gold,
 
 from __future__ import annotations
 
+import io
 import logging
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -117,11 +119,17 @@ class TagCleaner:
         return "O"
 
 
+# The name standard input goes by: ``wikisilver tag -`` reads it (an error names it so).
+STDIN = "<stdin>"
+
+
 def text_lines(path: str, encoding: str) -> Iterator[tuple[int, str]]:
-    """Numbered lines of a text corpus without their line end; a decoding error names the file and line."""
+    """Numbered lines of a text corpus without their line end (:data:`STDIN`: standard input); a
+    decoding error names the file and line."""
     line_no = 0
     try:
-        with open(path, encoding=encoding, newline="") as handle:
+        with (io.TextIOWrapper(sys.stdin.buffer, encoding=encoding, newline="") if path == STDIN
+              else open(path, encoding=encoding, newline="")) as handle:
             for line_no, line in enumerate(handle, start=1):
                 yield line_no, line.rstrip("\r\n")
     except UnicodeDecodeError as error:

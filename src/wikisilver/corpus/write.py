@@ -9,16 +9,14 @@ a split of the corpus (:mod:`wikisilver.corpus.splits`) is written in the same T
 from __future__ import annotations
 
 import json
-import os
 import re
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TextIO
 
 import pyarrow as pa
 
-from wikisilver import paths
+from wikisilver import outputs, paths
 from wikisilver.corpus.schema import (
     LINKS, NER_LABEL_IDS, SENTENCE_SCHEMA, SOURCE_SCHEMA, TEXT_COMMENT, escape_title,
 )
@@ -182,40 +180,13 @@ def write_tagged_tsv(handle: TextIO, sentences: Iterable[TaggedSentence]) -> int
     return tokens
 
 
-def write_json_atomic(path: str | Path, data: object) -> None:
-    """Write JSON through a temporary file and a rename, so readers never see half a file."""
+def write_json_atomic(path: str | Path | outputs.Output, data: object) -> None:
+    """Write JSON so readers never see half a file (:func:`wikisilver.outputs.write_text`)."""
     write_text_atomic(path, json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
 
 
-def write_text_atomic(path: str | Path, text: str) -> None:
-    """Write a text file through a temporary file and a rename, so readers never see half a file.
-
-    A write that fails (a full disk) leaves no temporary file and raises :class:`OutputError`
-    naming the path. On an object store (``gs://``, ``s3://``) one upload is already all or
-    nothing: the object is written directly."""
-    if paths.is_remote(path):
-        try:
-            paths.write_bytes(path, text.encode("utf-8"))
-        except OSError as error:
-            raise OutputError(str(path), f"cannot write: {error.strerror or error}") from None
-        return
-    try:
-        with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-    except OSError as error:
-        raise OutputError(str(path), f"cannot write: {error.strerror or error}") from None
-
-
-@contextmanager
-def atomic_path(path: str | Path) -> Iterator[Path]:
-    """A temporary name beside the local file ``path`` to write it under; renamed to ``path`` when
-    the block ends, removed if the block fails, so readers never see half a file."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        yield tmp
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+def write_text_atomic(path: str | Path | outputs.Output, text: str) -> None:
+    """Write a text file so readers never see half a file: through a temporary file and a rename
+    (on an object store one upload is already all or nothing). A failed write (a full disk) leaves
+    no temporary file and raises :class:`OutputError` naming the path (:mod:`wikisilver.outputs`)."""
+    outputs.write_text(path, text)

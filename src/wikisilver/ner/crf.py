@@ -19,6 +19,7 @@ from wikisilver.corpus.schema import LINKS
 from wikisilver.corpus.tags import TaggedSentence
 from wikisilver.errors import InputError
 from wikisilver.ner.features import FEATURES_VERSION, sentence_features
+from wikisilver.outputs import Output, check_output, output_path, write_text
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,15 @@ class TrainReport:
 
 def _meta_path(model_path: str) -> str:
     return model_path + ".meta.json"
+
+
+def check_model_outputs(model_path: str) -> tuple[Output, Output, Output]:
+    """The model file and the two written beside it (meta, mentions), checked before any work: a
+    model is a regular file (CRFsuite writes it by name), never a stream."""
+    return (check_output(model_path, stream=False, what="a model", option="--model"),
+            check_output(_meta_path(model_path), stream=False, what="a model's meta file", option="--model"),
+            check_output(mentions_path(model_path), stream=False, what="a model's mentions table",
+                         option="--model"))
 
 
 def mentions_path(model_path: str) -> str:
@@ -76,6 +86,7 @@ def train(
     """
     import pycrfsuite
 
+    model, meta, mentions_out = check_model_outputs(model_path)
     gazetteer_path = None
     if isinstance(gazetteer, str):
         gazetteer_path = os.path.abspath(gazetteer)
@@ -116,32 +127,26 @@ def train(
             "feature.minfreq": min_feature_freq,
         }
     )
-    directory = os.path.dirname(os.path.abspath(model_path))
-    os.makedirs(directory, exist_ok=True)
     started = time.perf_counter()
-    trainer.train(model_path)
-    train_seconds = time.perf_counter() - started
+    with output_path(model) as written:
+        trainer.train(written)
+        train_seconds = time.perf_counter() - started
+        reader = pycrfsuite.Tagger()
+        reader.open(written)
+        labels = tuple(sorted(reader.labels()))
+        reader.close()
     last = trainer.logparser.last_iteration or {}
-    reader = pycrfsuite.Tagger()
-    reader.open(model_path)
-    labels = tuple(sorted(reader.labels()))
-    reader.close()
-    write_gazetteer(mentions_path(model_path), Counter(dict(mentions.most_common(MAX_MENTIONS))))
-    with open(_meta_path(model_path), "w", encoding="utf-8") as handle:
-        json.dump(
-            {
-                "features_version": FEATURES_VERSION,
-                "gazetteer": gazetteer_path,
-                "mentions": os.path.basename(mentions_path(model_path)),
-                "tagset": tagset,
-                "sentences": n_sentences,
-                "tokens": n_tokens,
-                "params": {"c1": c1, "c2": c2, "max_iterations": max_iterations,
-                           "min_feature_freq": min_feature_freq},
-            },
-            handle,
-            indent=2,
-        )
+    write_gazetteer(mentions_out, Counter(dict(mentions.most_common(MAX_MENTIONS))))
+    record = {
+        "features_version": FEATURES_VERSION,
+        "gazetteer": gazetteer_path,
+        "mentions": os.path.basename(mentions_path(model_path)),
+        "tagset": tagset,
+        "sentences": n_sentences,
+        "tokens": n_tokens,
+        "params": {"c1": c1, "c2": c2, "max_iterations": max_iterations, "min_feature_freq": min_feature_freq},
+    }
+    write_text(meta, json.dumps(record, indent=2))
     return TrainReport(
         model_path=model_path,
         sentences=n_sentences,

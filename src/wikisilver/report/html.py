@@ -21,6 +21,7 @@ from wikisilver import paths
 from wikisilver.corpus.card import wiki_name
 from wikisilver.corpus.read import read_corpus_json
 from wikisilver.errors import InputError
+from wikisilver.outputs import Output, check_output, open_output
 from wikisilver.report.plots import (
     GOLD_MENTION_DENSITY,
     TAG_BACKGROUNDS,
@@ -30,6 +31,7 @@ from wikisilver.report.plots import (
     plot_rules_fired,
     plot_sentence_lengths,
     plot_tag_distribution,
+    require_matplotlib,
 )
 from wikisilver.report.profile import CorpusProfile, RejectSummary, SampleSentence, profile_corpus, summarize_rejects
 from wikisilver.stats import unread_words
@@ -217,32 +219,32 @@ def _header_note(dump: Mapping, wiki: str) -> str:
     return f"; its <siteinfo> says {header}" if header and header != wiki else ""
 
 
-def write_report(corpus: str | Path, out: str | Path | None = None, *, samples: int = 10,
-                 top: int = 10, seed: int = 0) -> Path:
-    """Write the HTML report of ``corpus`` to ``out``; either may be on an object store (``gs://``,
-    ``s3://``: wikisilver.paths). By default the report goes beside the corpus, never into it
-    (:func:`default_report_path`), and replaces a file there only if it is a wikisilver report."""
+def write_report(corpus: str | Path, out: str | Path | Output | None = None, *, samples: int = 10,
+                 top: int = 10, seed: int = 0) -> Output:
+    """Write the HTML report of ``corpus`` to ``out``, as :mod:`wikisilver.outputs` writes (``-``,
+    a pipe, an object store too), checked before the corpus is read. By default the report goes
+    beside the corpus, never into it (:func:`default_report_path`), and replaces a file there only
+    if it is a wikisilver report."""
     paths.check_remote(corpus)
-    if out is not None:
-        paths.check_remote(out, output=True)
+    if isinstance(out, (str, Path)):
+        paths.check_remote(str(out), output=True)
     corpus = paths.normalize(corpus) if paths.is_remote(corpus) else Path(corpus)
+    if out is None:
+        out = default_report_path(corpus)
+        if paths.exists(out) and not _is_report(out if paths.is_remote(out) else Path(out)):
+            raise InputError(str(out), "exists and is not a wikisilver report: refused, never replaced; "
+                                       "pass --out FILE.html to write the report elsewhere")
+    target = check_output(out, what="the report")
+    require_matplotlib()
     if not paths.isdir(corpus):
         raise InputError(str(corpus), "no such corpus directory")
-    target = out if out is not None else default_report_path(corpus)
-    target = target if paths.is_remote(target) else Path(target)
-    if out is None and paths.exists(target) and not _is_report(target):
-        raise InputError(str(target), "exists and is not a wikisilver report: refused, never replaced; "
-                                      "pass --out FILE.html to write the report elsewhere")
     stats = read_corpus_json(corpus, "stats.json")
     manifest = read_corpus_json(corpus, "manifest.json")
     profile = profile_corpus(corpus, samples=samples, top=top, seed=seed)
     rejects = summarize_rejects(corpus, stats)
     document = render_report(stats, manifest, profile, rejects, corpus_name=str(corpus))
-    try:
-        with paths.open_text_write(target, newline=None) as handle:
-            handle.write(document)
-    except OSError as error:
-        raise InputError(str(target), f"cannot write the report ({error.strerror or error})") from None
+    with open_output(target, newline=None) as handle:
+        handle.write(document)
     return target
 
 

@@ -46,12 +46,18 @@ TAG_BACKGROUNDS = {"PER": "#f6dcf6", "LOC": "#d9f2d9", "ORG": "#d6f1f5", "MISC":
 _OTHER_COLOUR = "#888888"
 
 
-def _figure_png(draw: Callable, width: float, height: float) -> str:
-    """Draw on a fresh Agg figure and return it as a base64 PNG ``data:`` URI."""
+def require_matplotlib():
+    """matplotlib, or the one line that says which extra installs it."""
     try:
         import matplotlib
     except ImportError:
-        raise WikisilverError("wikisilver report needs matplotlib (pip install 'matplotlib>=3.7')") from None
+        raise WikisilverError("wikisilver report needs matplotlib: pip install 'wikisilver[report]'") from None
+    return matplotlib
+
+
+def _figure_png(draw: Callable, width: float, height: float) -> str:
+    """Draw on a fresh Agg figure and return it as a base64 PNG ``data:`` URI."""
+    matplotlib = require_matplotlib()
     matplotlib.use("Agg")
     from matplotlib.figure import Figure  # no pyplot: no global state, no GUI backend
 

@@ -36,7 +36,7 @@ def check_backend(backend: str, lang: str = "en") -> None:
     if model is None:
         return
     if importlib.util.find_spec("spacy") is None:
-        raise InputError(None, f"text backend {backend} needs spaCy: pip install spacy")
+        raise InputError(None, f"text backend {backend} needs spaCy: pip install 'wikisilver[spacy]'")
     if os.path.isdir(model):
         if not os.path.isfile(os.path.join(model, "config.cfg")):
             raise InputError(model, "not a spaCy pipeline saved with nlp.to_disk (no config.cfg)")
@@ -111,7 +111,7 @@ class SpacyProcessor(TextProcessor):
         try:
             spacy = importlib.import_module("spacy")
         except ImportError:
-            raise InputError(None, f"text backend spacy:{model} needs spaCy: pip install spacy") from None
+            raise InputError(None, f"text backend spacy:{model} needs spaCy: pip install 'wikisilver[spacy]'") from None
         try:
             self._nlp = spacy.load(model)
         except OSError:
