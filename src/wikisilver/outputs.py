@@ -234,8 +234,8 @@ def open_output(out: str | os.PathLike | Output, *, binary: bool = False,
                            else open(fd, "w", encoding="utf-8", newline=newline)) as handle:
             yield handle
         return
-    with output_path(out) as tmp, _guard(out), open(tmp, "wb" if binary else "w",
-                                                      **({} if binary else {"encoding": "utf-8", "newline": newline})) as handle:
+    text = {} if binary else {"encoding": "utf-8", "newline": newline}
+    with _replacing(out) as (fd, _), _guard(out), open(fd, "wb" if binary else "w", **text) as handle:
         yield handle
         handle.flush()
         os.fsync(handle.fileno())
@@ -257,13 +257,21 @@ def output_path(out: str | os.PathLike | Output) -> Iterator[str]:
         finally:
             os.unlink(tmp)
         return
+    with _replacing(out) as (fd, tmp):
+        os.close(fd)
+        yield tmp
+
+
+@contextmanager
+def _replacing(out: Output) -> Iterator[tuple[int, str]]:
+    """A new file beside ``out`` (created with O_EXCL, its descriptor and name), renamed over
+    ``out`` when the block ends, with the mode of the file it replaces (or the umask's)."""
     folder, name = os.path.split(out.target)
     with _guard(out):
         os.makedirs(folder, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".", suffix=f".{name}.tmp")
-        os.close(fd)
     try:
-        yield tmp
+        yield fd, tmp
         with _guard(out):
             try:
                 mode = stat.S_IMODE(os.stat(out.target).st_mode)
