@@ -137,7 +137,7 @@ def survey(out: str, layout: Layout) -> Output:
                 stale.append(top)
             continue
         ours = rel in owned and kind != "dir"
-        temp = re.fullmatch(r"\.(.+)\.tmp", rel)  # a write of ours cut short (corpus.write.atomic_path)
+        temp = re.fullmatch(r"\.(?:[a-z0-9_]{8}\.)?(.+)\.tmp", rel)  # a write of ours cut short (wikisilver.outputs)
         if temp and temp[1] in (*layout.files, CLAIM) and kind == "file":
             continue
         if ours:

@@ -98,35 +98,29 @@ def _same(a: str, b: str) -> bool:
 
 
 def _check_destination(path: str, option: str, source: str) -> None:
+    from wikisilver.outputs import check_output
+
+    check_output(path, what="the anonymized text" if option == "--out" else "the mapping", option=option)
     if path == _STDIO:
         return
-    if os.path.isdir(path):
-        raise InputError(path, f"is a directory: {option} names the file to write")
     if _same(path, source) or (os.path.exists(path) and source != _STDIO and os.path.samefile(path, source)):
         raise InputError(path, f"is the input: {option} must name another file")
 
 
 def write_output(out: str, fmt: str, records: Iterable) -> None:
     """The one place anonymized output is written: plain-text lines (``text``) or sentences in a
-    tagged format, to a file that appears whole once complete, or to stdout (``-``)."""
-    from wikisilver.corpus.export import write_conll2003, write_conllup, write_jsonl, write_tagged
+    tagged format, as :mod:`wikisilver.outputs` writes every output (a file that appears whole once
+    complete, a symlink written through, a pipe streamed to, ``-`` for stdout)."""
+    from wikisilver.corpus.export import write_conll2003, write_conllup, write_jsonl
     from wikisilver.corpus.read import labelled
-    from wikisilver.corpus.write import atomic_path
+    from wikisilver.outputs import open_output
 
-    if out == _STDIO:
+    with open_output(out) as handle:
         if fmt == "text":
-            sys.stdout.writelines(f"{line}\n" for line in records)
+            handle.writelines(f"{line}\n" for line in records)
         else:
             writer = {"jsonl": write_jsonl, "conll2003": write_conll2003, "conllup": write_conllup}[fmt]
-            writer(sys.stdout, (labelled(sentence) for sentence in records))
-        sys.stdout.flush()
-        return
-    if fmt != "text":
-        write_tagged(out, fmt, records)
-        return
-    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
-    with atomic_path(out) as tmp, open(tmp, "w", encoding="utf-8", newline="\n") as handle:
-        handle.writelines(f"{line}\n" for line in records)
+            writer(handle, (labelled(sentence) for sentence in records))
 
 
 @contextlib.contextmanager
@@ -153,8 +147,8 @@ def run(args: argparse.Namespace) -> int:
     from wikisilver.anonymize.replace import Anonymizer, Options
     from wikisilver.anonymize.surrogates import EntityTable
     from wikisilver.corpus.inputs import read_corpora
-    from wikisilver.corpus.write import atomic_path
     from wikisilver.ner.tagging import read_input
+    from wikisilver.outputs import open_output
     from wikisilver.ontology.hierarchy import load_builtin_ontology, load_ontology
     from wikisilver.text import get_processor
 
@@ -199,9 +193,8 @@ def run(args: argparse.Namespace) -> int:
     with contextlib.ExitStack() as stack:
         mapping = open(os.devnull, "w", encoding="utf-8")
         if args.keep_mapping:
-            tmp = stack.enter_context(atomic_path(args.keep_mapping))
-            mapping = open(tmp, "w", encoding="utf-8", newline="\n")
-        stack.enter_context(mapping)
+            mapping = open_output(args.keep_mapping)
+        mapping = stack.enter_context(mapping)
         path = stack.enter_context(_input_path(args.input, fmt))
         write_output(args.out, out_format, anonymized(path, mapping))
     replaced = ", ".join(f"{kind} {counts.mentions[kind]}" for kind in sorted(counts.mentions)) or "none"
