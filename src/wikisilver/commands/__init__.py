@@ -45,7 +45,7 @@ def load_commands() -> list:
     return modules
 
 
-GLOBAL_OPTIONS = ("command", "verbose", "quiet")  # the options of `wikisilver` itself, not of a command
+GLOBAL_OPTIONS = ("command", "verbose", "quiet", "version")  # the options of `wikisilver` itself, not of a command
 
 
 def job_options(args: argparse.Namespace) -> dict[str, Any]:
