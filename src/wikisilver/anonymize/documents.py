@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import groupby
 
 from wikisilver.corpus.tags import TaggedSentence, text_lines
 from wikisilver.text import TextProcessor
@@ -17,14 +18,8 @@ from wikisilver.text import TextProcessor
 
 def documents(sentences: Iterable[TaggedSentence]) -> Iterator[list[TaggedSentence]]:
     """Runs of consecutive sentences of one document (same ``doc_id``)."""
-    run: list[TaggedSentence] = []
-    for sentence in sentences:
-        if run and sentence.doc_id != run[0].doc_id:
-            yield run
-            run = []
-        run.append(sentence)
-    if run:
-        yield run
+    for _, run in groupby(sentences, key=lambda sentence: sentence.doc_id):
+        yield list(run)
 
 
 @dataclass(frozen=True)

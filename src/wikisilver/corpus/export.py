@@ -15,6 +15,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import groupby
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
@@ -210,14 +211,8 @@ UPOS = frozenset("ADJ ADP ADV AUX CCONJ DET INTJ NOUN NUM PART PRON PROPN PUNCT 
 
 def _articles(sentences: Iterable[LabelledSentence]) -> Iterator[list[LabelledSentence]]:
     """Runs of consecutive sentences of one article (a part holds whole articles, in order)."""
-    run: list[LabelledSentence] = []
-    for sentence in sentences:
-        if run and sentence.page_id != run[0].page_id:
-            yield run
-            run = []
-        run.append(sentence)
-    if run:
-        yield run
+    for _, run in groupby(sentences, key=lambda sentence: sentence.page_id):
+        yield list(run)
 
 
 def spacy_doc(vocab, article: Sequence[LabelledSentence], tagset: str = "conll"):
