@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+from pathlib import Path
 
 import pytest
 
@@ -222,7 +223,7 @@ def test_hungarian_build_from_all_languages_mappings_is_named_huwiki(tmp_path, c
     card = (out / "README.md").read_text()
     assert "Silver NER corpus of huwiki" in card and "https://hu.wikipedia.org/wiki/" in card
     assert "enwiki articles" not in card and "corpus of enwiki" not in card
-    page = write_report(out).read_text()
+    page = Path(write_report(out).target).read_text()
     assert "huwiki (articles on hu.wikipedia.org)" in page and "(enwiki," not in page
 
 
