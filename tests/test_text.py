@@ -183,8 +183,12 @@ def test_english_dense_scorer_tags_as_the_plain_perceptron() -> None:
             prev2, prev = prev, tag
         return out
 
-    assert [tagger.tag(words) for words in sentences] == [plain(words) for words in sentences]
+    expected = [plain(words) for words in sentences]
+    assert [tagger.tag(words) for words in sentences] == expected
     assert tagger._dense  # the model's weights are thousandths: the dense scorer did the tagging
+    # together, as the labeller tags an article's sentences: the same tags, in any grouping
+    assert tagger.tag_many(sentences) == expected
+    assert [tag for k in range(0, len(sentences), 37) for tag in tagger.tag_many(sentences[k : k + 37])] == expected
 
 
 def test_dense_scorer_leaves_ties_and_unweighed_tags_to_the_plain_perceptron() -> None:

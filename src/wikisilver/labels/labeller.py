@@ -109,6 +109,7 @@ class Labeller:
                                    not_entities, self.config.on, deadline)
         links = sorted(article.links, key=lambda link: link.start)
         link_pos = 0
+        pending: list[tuple[int, SentenceState, bool, tuple[int, int], bool]] = []  # labelled up to POS
         for index, (s_start, s_end) in enumerate(self.processor.split_sentences(text)):
             check_time(deadline, "labelling")
             if s_end - s_start > MAX_SENTENCE_CHARS:  # not prose: never tokenized
@@ -138,11 +139,23 @@ class Labeller:
                 sentence_links.append(links[j])
                 j += 1
             state = SentenceState(tokens, spans, counts)
-            labelled = self._label_sentence(article, index, state, sentence_links, targets, aliases, (s_start, s_end))
+            waits = self._label_tokens(state, sentence_links, targets, aliases)
+            if waits is None:
+                counts["sentences_dropped_unk"] += 1
+                continue
+            pending.append((index, state, waits, (s_start, s_end), bool(sentence_links)))
+        # Lemma and POS of the surviving sentences (and those the second pass sees), together:
+        # the tagger scores a whole article's sentences in a few array operations per position.
+        check_time(deadline, "labelling")
+        bare = [state for _, state, *_ in pending if state.annotations is None]
+        for state, annotations in zip(bare, self.processor.annotate_many([state.tokens for state in bare])):
+            state.annotations = annotations
+        for index, state, waits, bounds, linked in pending:
+            labelled = self._label_sentence(article, index, state, waits, bounds)
             if labelled is None:
                 counts["sentences_dropped_unk"] += 1
                 continue
-            if not (sentence_links or labelled.spans) and is_unlinked_phrase(tokens, state.annotations, self.processor):
+            if not (linked or labelled.spans) and is_unlinked_phrase(state.tokens, state.annotations, self.processor):
                 counts["sentences_dropped_fragment.unlinked_phrase"] += 1
                 continue
             if labelled.low_quality:
@@ -189,18 +202,11 @@ class Labeller:
     def _tokens_of(self, text: str) -> tuple[str, ...]:
         return tuple(text[s:e] for s, e in self.processor.tokenize(text))
 
-    def _label_sentence(
-        self,
-        article: Article,
-        index: int,
-        state: SentenceState,
-        links: Sequence[Link],
-        targets: Mapping[str, TargetInfo],
-        aliases: AliasIndex,
-        bounds: tuple[int, int],
-    ) -> LabelledSentence | None:
-        """The labelled sentence, or None when it has UNK; ``bounds``: the sentence's [start, end)
-        in the article text (its tokens' offsets are kept relative to the sentence)."""
+    def _label_tokens(
+        self, state: SentenceState, links: Sequence[Link], targets: Mapping[str, TargetInfo], aliases: AliasIndex,
+    ) -> bool | None:
+        """A sentence's links, aliases and capitalized words, up to where POS is needed: None when
+        it has UNK (and no second pass will see it), else whether its first word waits for its POS."""
         self._label_links(state, links, targets, aliases)
         self._match_aliases(state, aliases)
         if self.pack.nouns_capitalized:  # a capitalized word may be a common noun: the processor says which
@@ -209,9 +215,14 @@ class Labeller:
         first_word_waits = self._label_capitals(state)
         if state.has_unk and self.second_pass is None:
             return None
-        # Only surviving sentences (and those the second pass sees) pay for lemma and POS.
-        if state.annotations is None:
-            state.annotations = self.processor.annotate(state.tokens)
+        return first_word_waits
+
+    def _label_sentence(
+        self, article: Article, index: int, state: SentenceState, first_word_waits: bool, bounds: tuple[int, int],
+    ) -> LabelledSentence | None:
+        """The labelled sentence, its tokens annotated, or None when it has UNK; ``bounds``: the
+        sentence's [start, end) in the article text (its tokens' offsets are kept relative to the
+        sentence)."""
         if first_word_waits:
             self._decide(state, state.first_word, self._first_word_by_pos)
         source = "links"

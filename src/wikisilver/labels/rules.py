@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 
 from wikisilver.entities.calendar import is_calendar_title
 from wikisilver.labels.aliases import anchor_names_target, function_words, is_derived, not_a_persons_name
@@ -79,16 +80,18 @@ def common_noun_unk(text: str, pack: LanguagePack) -> dict[str, str]:
     this way, and the rule asks nothing."""
     if pack.capitalization_is_proper_noun:
         return {}
-    lower: dict[str, int] = {}
-    for word in _WORD.findall(text):
-        if word[0].islower():
-            lower[word] = lower.get(word, 0) + 1
-    inside: dict[str, int] = {}
-    for match in _AFTER_WORD.finditer(text):
-        word = match.group(1)
-        if word[0].isupper() and word.lower() in lower:
-            inside[word] = inside.get(word, 0) + 1
-    return {w[0].upper() + w[1:]: UNK for w, n in lower.items() if n > inside.get(w[0].upper() + w[1:], 0)}
+    # Counted by distinct word (Counter over the regex's matches), not word by word: an article
+    # repeats its words, and this runs over every article's whole text.
+    lower = {word: n for word, n in Counter(_WORD.findall(text)).items() if word[0].islower()}
+    if not lower:
+        return {}
+    inside = Counter(_AFTER_WORD.findall(text))
+    names = {}
+    for word, n in lower.items():
+        name = word[0].upper() + word[1:]
+        if n > (inside.get(name, 0) if name.lower() in lower else 0):
+            names[name] = UNK
+    return names
 
 
 # -- links, in order of precedence ------------------------------------------------------------

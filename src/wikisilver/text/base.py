@@ -137,6 +137,11 @@ class TextProcessor:
                 out.append((token.lower(), "X"))
         return out
 
+    def annotate_many(self, sentences: Sequence[Sequence[str]]) -> list[list[tuple[str, ...]]]:
+        """:meth:`annotate` of each sentence; a processor whose tagger gains from seeing several
+        sentences at once (the labeller gives it an article's) does them together."""
+        return [self.annotate(tokens) for tokens in sentences]
+
     def is_finite_verb(self, token: str, pos: str, lemma: str) -> bool:
         """Whether a token, out of context, is a finite verb (default: any VERB/AUX)."""
         return pos in FINITE_POS

@@ -75,9 +75,12 @@ class _Words:
 
     def clear(self) -> None:
         self.ids: dict[str, int] = {}
+        self.count = 0  # words interned
         self.sums = np.zeros((256, 6, len(self.scorer.classes)), dtype=np.int32)
         self.parts = np.zeros((256, 2), dtype=np.intp)
-        self.tagged: list[tuple[dict, dict, dict]] = []  # (tw=, tnw=, tac=) rows by the tag before
+        # (tw=, tnw=, tac=): the word's block in DenseScorer.tag_blocks as the word, as the next
+        # word and by its ambiguity class; 0: none
+        self.tagged = np.zeros((256, 3), dtype=np.intp)
         t, scorer = self.scorer.templates, self.scorer
         # the two pseudo-words: id 0 before a sentence, 1 after it, in the roles they take
         self._add([(START, "", [None] * 6), (END, END, [None] * 6)])
@@ -89,31 +92,37 @@ class _Words:
         """Intern words given as (lower case, class, its features in each role, in the order of
         the roles; None: none), under the next ids."""
         scorer = self.scorer
-        first = len(self.tagged)
-        end = first + len(words)
+        first = self.count
+        end = self.count = first + len(words)
         while end > len(self.sums):
             self.sums = np.concatenate([self.sums, np.zeros_like(self.sums)])
             self.parts = np.concatenate([self.parts, np.zeros_like(self.parts)])
+            self.tagged = np.concatenate([self.tagged, np.zeros_like(self.tagged)])
         rows = [0]  # row 0 (no weights) first: a role without features (None) sums it alone
         starts: list[int] = []
         parts, part = [], scorer.pair_part.get
-        by_word, by_next_word, by_class = scorer.by_word.get, scorer.by_next_word.get, scorer.by_class.get
+        tagged = []
+        by_word, by_next_word, by_class = scorer.word_block.get, scorer.next_word_block.get, scorer.class_block.get
         for low, cls, roles in words:
             for features in roles:
                 starts.append(len(rows) if features else 0)
                 if features:
                     rows += scorer.rows(features)
             parts.append((part(low, 0), part(cls, 0)))
-            self.tagged.append((by_word(low, _NONE), by_next_word(low, _NONE), by_class(cls, _NONE)))
+            tagged.append((by_word(low, 0), by_next_word(low, 0), by_class(cls, 0)))
         sums = np.add.reduceat(scorer.table[rows], starts, axis=0)
         self.sums[first:end] = sums.reshape(len(words), 6, -1)
         self.parts[first:end] = parts
+        self.tagged[first:end] = tagged
+
+    def make_room(self) -> None:
+        """Start afresh when full: called before a batch, whose words then all stay in."""
+        if self.count > self.limit:
+            self.clear()
 
     def ids_of(self, words: Sequence[str]) -> list[int]:
         """The ids of a sentence's words, before it the two ids of the start and after it two of
         the end; the words new to the index are interned together."""
-        if len(self.tagged) > self.limit:
-            self.clear()
         ids = self.ids
         t, classes = self.scorer.templates, self.scorer.ambiguity
         new = []
@@ -121,7 +130,7 @@ class _Words:
         for word in words:
             k = ids.get(word)
             if k is None:
-                k = ids[word] = len(self.tagged) + len(new)
+                k = ids[word] = self.count + len(new)
                 low = word.lower()
                 c = classes.get(low, "?")
                 new.append((low, c, [t.own(word, False, classes), t.own(word, True, classes), t.as_previous(low),
@@ -131,9 +140,6 @@ class _Words:
             self._add(new)
         out += (1, 1)
         return out
-
-
-_NONE: dict = {}
 
 
 class DenseScorer:
@@ -172,22 +178,29 @@ class DenseScorer:
         self.words = _Words(self, word_limit)
 
     def _tag_rows(self, weights: dict[str, dict[str, float]]) -> None:
-        """The features that read the tags before a token: ``t=`` and ``tt=`` summed densely over
-        the two tags before (:attr:`pair_scores`), and ``tw=``, ``tnw=`` and ``tac=`` (a handful of
-        tags each) as sparse rows by word or class, then by the tag before: ``{word: {tag before:
-        ((tag, weight), ...)}}`` in :attr:`by_word`, :attr:`by_next_word`, :attr:`by_class`."""
+        """The features that read the tags before a token, as integer blocks indexed by the tag
+        before: ``t=`` and ``tt=`` summed densely over the two tags before (:attr:`pair_scores`,
+        by (tag before, tag two before)), and ``tw=``, ``tnw=`` and ``tac=`` as one block each
+        per word, next word or ambiguity class that has any (:attr:`tag_blocks`, by block, tag
+        before; block 0 weighs nothing), found by :attr:`word_block`, :attr:`next_word_block`,
+        :attr:`class_block`."""
         before, tag_context = self.before, self.templates.tag_context
-        self.pair_scores = [[self.table[self.rows(tag_context(p1, p2, "", "", "")[:2])].sum(axis=0).tolist()
-                             for p2 in before] for p1 in before]
+        self.pair_scores = np.array([[self.table[self.rows(tag_context(p1, p2, "", "", "")[:2])].sum(axis=0)
+                                      for p2 in before] for p1 in before], dtype=np.int64)
         column, index = {tag: k for k, tag in enumerate(self.classes)}, self.index
-        sparse: tuple[dict, dict, dict] = ({}, {}, {})
+        blocks: tuple[dict[str, int], dict[str, int], dict[str, int]] = ({}, {}, {})
+        cells: list[tuple[int, int, int, int]] = []  # (block, tag before, column, thousandths)
         for feature, row in weights.items():
             name, _, value = feature.partition("=")
             if name in ("tw", "tnw", "tac"):
                 prev, _, of = value.partition("|")
-                sparse[("tw", "tnw", "tac").index(name)].setdefault(of, {})[index[prev]] = tuple(
-                    (column[tag], round(w * _SCALE)) for tag, w in row.items())
-        self.by_word, self.by_next_word, self.by_class = sparse
+                found = blocks[("tw", "tnw", "tac").index(name)]
+                block = found.setdefault(of, sum(map(len, blocks)) + 1)
+                cells += [(block, index[prev], column[tag], round(w * _SCALE)) for tag, w in row.items()]
+        self.tag_blocks = np.zeros((sum(map(len, blocks)) + 1, len(before), len(self.classes)), dtype=np.int64)
+        for block, prev, col, weight in cells:
+            self.tag_blocks[block, prev, col] += weight
+        self.word_block, self.next_word_block, self.class_block = blocks
 
     def _pair_rows(self) -> None:
         """The pair features (``Templates.pairs``) as sorted integer keys: the kind of pair and the
@@ -242,59 +255,77 @@ class DenseScorer:
         row_of = self.row_of.get
         return [row_of(f, 0) for f in features]
 
-    def tag(self, words: Sequence[str], tags: list[str | None],
-            plain: Callable[[int, Sequence[str], str, str], str]) -> list[str]:
-        """``tags`` (the dictionary's, None where the perceptron decides) completed, greedily left
-        to right; ``plain`` decides a token where the integers do not (a tie, or an unweighed best tag)."""
-        scored = [i for i, tag in enumerate(tags) if tag is None]
-        if not scored:
-            return tags  # type: ignore[return-value]
-        ids = self.words.ids_of(words)  # ids[i + 2] is words[i]
-        fixed = self._fixed_scores(ids, scored)
-        tagged = self.words.tagged
-        before = self.before
-        index = self.index
-        pair_scores, sure = self.pair_scores, self.sure
-        add = operator.add
-        prev, prev2 = index[START], index[START2]
-        out = []
-        k = 0
-        for i, tag in enumerate(tags):
-            if tag is None:
-                scores = list(map(add, fixed[k], pair_scores[prev][prev2]))
-                k += 1
-                own, _, by_class = tagged[ids[i + 2]]
-                for rows in (own.get(prev), tagged[ids[i + 3]][1].get(prev), by_class.get(prev)):
-                    if rows:
-                        for column, weight in rows:
-                            scores[column] += weight
-                top = max(scores)
-                best = scores.index(top)
-                if sure[best] and scores.count(top) == 1:
-                    tag = before[best]
-                else:  # the integers do not decide: the plain perceptron's float sums do
-                    tag = plain(i, words, before[prev], before[prev2])
-                prev2, prev = prev, index[tag]
-            else:
-                prev2, prev = prev, index[tag]
-            out.append(tag)
-        return out
+    def tag_many(self, sentences: Sequence[Sequence[str]], dict_tags: Sequence[Sequence[str | None]],
+                 plain: Callable[[int, Sequence[str], str, str], str]) -> list[list[str]]:
+        """Each sentence's ``dict_tags`` (the dictionary's, None where the perceptron decides)
+        completed, greedily left to right; ``plain`` decides a token where the integers do not (a
+        tie, or an unweighed best tag).
 
-    def _fixed_scores(self, ids: list[int], scored: list[int]) -> list[list[int]]:
-        """Each scored token's sum of its features that do not read the tags before it."""
+        The sentences go together, position by position: the k-th tokens of all sentences long
+        enough are scored in one array operation (their fixed sums, the blocks of the two tags
+        before them, of the word, the next word and the class by the tag before), so a whole
+        article costs a few array operations per token position, not Python per token."""
+        out = [list(tags) for tags in dict_tags]
+        todo = sorted((k for k, tags in enumerate(dict_tags) if None in tags), key=lambda k: -len(sentences[k]))
+        if not todo:
+            return out  # type: ignore[return-value]
+        self.words.make_room()
+        ids = [self.words.ids_of(sentences[k]) for k in todo]  # ids[r][i + 2] is the word at i
+        lengths = np.array([len(sentences[k]) for k in todo])
+        width = int(lengths[0])
+        starts = np.cumsum([0] + [len(row) for row in ids[:-1]])
+        ext = np.fromiter((i for row in ids for i in row), dtype=np.intp)
+        at = starts[:, None] + 2 + np.minimum(np.arange(width), lengths[:, None] - 1)  # (sentence, position)
+        fixed = self._fixed_scores(ext, at)
+        blocks = self.words.tagged
+        own_block, class_block = blocks[ext[at], 0], blocks[ext[at], 2]
+        next_block = blocks[ext[at + 1], 1]
+        index, before = self.index, self.before
+        given = np.full(at.shape, -1, dtype=np.intp)  # the dictionary's tag, by its index
+        for r, k in enumerate(todo):
+            row = given[r]
+            for i, tag in enumerate(dict_tags[k]):
+                if tag is not None:
+                    row[i] = index[tag]
+        sure = np.asarray(self.sure)
+        pair, tag_blocks = self.pair_scores, self.tag_blocks
+        chosen = np.empty(at.shape, dtype=np.intp)
+        prev = np.full(len(todo), index[START], dtype=np.intp)
+        prev2 = np.full(len(todo), index[START2], dtype=np.intp)
+        active = len(todo)
+        for i in range(width):
+            while lengths[active - 1] <= i:
+                active -= 1
+            p, p2 = prev[:active], prev2[:active]
+            scores = (fixed[:active, i] + pair[p, p2] + tag_blocks[own_block[:active, i], p]
+                      + tag_blocks[next_block[:active, i], p] + tag_blocks[class_block[:active, i], p])
+            best = scores.argmax(axis=1)
+            top = scores[np.arange(active), best]
+            decided = sure[best] & ((scores == top[:, None]).sum(axis=1) == 1)
+            tags = np.where(given[:active, i] >= 0, given[:active, i], best)
+            for r in np.flatnonzero(~decided & (given[:active, i] < 0)):
+                # the integers do not decide: the plain perceptron's float sums do
+                tags[r] = index[plain(i, sentences[todo[r]], before[p[r]], before[p2[r]])]
+            chosen[:active, i] = tags
+            prev2[:active], prev[:active] = p, tags
+        for r, k in enumerate(todo):
+            out[k] = [before[t] for t in chosen[r, : lengths[r]].tolist()]
+        return out  # type: ignore[return-value]
+
+    def _fixed_scores(self, ext: np.ndarray, at: np.ndarray) -> np.ndarray:
+        """(sentence, position, tag): each token's sum of its features that do not read the tags
+        before it; ``ext``: the sentences' word ids, each with its two start and two end ids;
+        ``at``: where each token's id is in ``ext``."""
         words = self.words
-        ext = np.asarray(ids, dtype=np.intp)  # the sentence's words, by position + 2
-        at = np.asarray(scored, dtype=np.intp)[:, None] + 2
-        roles = ext[at + _ROLE_OFFSETS] * 6 + _ROLES  # (token, role): rows of words.sums by word and role
-        if scored[0] == 0:  # the first word of the sentence has its own shape feature
-            roles[0, 0] += _FIRST - _OWN
+        roles = ext[at[:, :, None] + _ROLE_OFFSETS] * 6 + _ROLES  # (sentence, position, role): rows of words.sums
+        roles[:, 0, 0] += _FIRST - _OWN  # the first word of a sentence has its own shape feature
         offsets, columns = self.pair_at
-        parts = words.parts[ext[at[:, :, None] + offsets], columns]  # (token, kind of pair, left/right)
+        parts = words.parts[ext[at[:, :, None, None] + offsets], columns]  # (…, kind of pair, left/right)
         base = self.pair_base
-        keys = (self.pair_kind_base + parts[:, :, 0]) * base + parts[:, :, 1]
+        keys = (self.pair_kind_base + parts[..., 0]) * base + parts[..., 1]
         found = np.searchsorted(self.pair_keys, keys)
         pairs = np.where(self.pair_keys[found] == keys, self.pair_values[found], 0)
         sums = words.sums.reshape(-1, words.sums.shape[2])
-        total = np.add.reduce(sums[roles], axis=1, dtype=np.int64)
-        total += np.add.reduce(self.table[pairs], axis=1, dtype=np.int64)
-        return total.tolist()
+        total = np.add.reduce(sums[roles], axis=2, dtype=np.int64)
+        total += np.add.reduce(self.table[pairs], axis=2, dtype=np.int64)
+        return total

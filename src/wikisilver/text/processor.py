@@ -121,27 +121,40 @@ class PackProcessor(TextProcessor):
 
     # -- lemma and POS ----------------------------------------------------------------------
 
-    def annotate(self, tokens: Sequence[str]) -> list[tuple[str, str, str]]:
-        """(lemma, UPOS, VerbForm) per token; VerbForm (``Fin``, ``Inf``, …) only on the VERB and
-        AUX of a model trained with verb forms, else "". With ``straight_apostrophe`` "’" is read
-        as "'". With ``first_word = "lowercase_evidence"``, whether a capitalized first word is a
-        name (PROPN, what the labeller asks) is checked against the words Punkt saw in lower case
-        mid-sentence in Wikipedia: one tagged PROPN that Wikipedia writes in lower case ("Amphibians
-        possess …") is tagged again in lower case; one that neither Wikipedia (in lower case) nor
-        the treebank knows is PROPN, as a precision-first labeller wants."""
-        words = [t.replace("’", "'") for t in tokens] if self._straight_apostrophe else list(tokens)
-        tags = self._tagger.tag(words)
-        first = first_word(words)
-        if self._first_word == "lowercase_evidence" and tags and words[first][:1].isupper() and not words[first].isupper():
-            low = words[first].lower()
-            if low not in self._lowercase_words:
-                if low not in self._tagger.ambiguity:
-                    tags[first] = "PROPN"  # no text we know writes it in lower case: maybe a name
-            elif tags[first] == "PROPN":
-                words[first] = low
-                tags = self._tagger.tag(words)
-                if tags[first] == "PROPN":  # the treebank never saw it: the commonest open class
-                    tags[first] = "NOUN"
+    def annotate_many(self, sentences: Sequence[Sequence[str]]) -> list[list[tuple[str, str, str]]]:
+        """(lemma, UPOS, VerbForm) per token of each sentence, the sentences tagged together
+        (:meth:`wikisilver.text.tagger.PerceptronTagger.tag_many`); VerbForm (``Fin``, ``Inf``, …)
+        only on the VERB and AUX of a model trained with verb forms, else "". With
+        ``straight_apostrophe`` "’" is read as "'". With ``first_word = "lowercase_evidence"``,
+        whether a capitalized first word is a name (PROPN, what the labeller asks) is checked
+        against the words Punkt saw in lower case mid-sentence in Wikipedia: one tagged PROPN that
+        Wikipedia writes in lower case ("Amphibians possess …") is tagged again in lower case; one
+        that neither Wikipedia (in lower case) nor the treebank knows is PROPN, as a
+        precision-first labeller wants."""
+        if self._straight_apostrophe:
+            batch = [[t.replace("’", "'") for t in tokens] for tokens in sentences]
+        else:
+            batch = [list(tokens) for tokens in sentences]
+        tagged = self._tagger.tag_many(batch)
+        firsts = [first_word(words) for words in batch]
+        if self._first_word == "lowercase_evidence":
+            again = []  # sentences whose first word is tagged again in lower case
+            for k, (words, tags, first) in enumerate(zip(batch, tagged, firsts)):
+                if tags and words[first][:1].isupper() and not words[first].isupper():
+                    low = words[first].lower()
+                    if low not in self._lowercase_words:
+                        if low not in self._tagger.ambiguity:
+                            tags[first] = "PROPN"  # no text we know writes it in lower case: maybe a name
+                    elif tags[first] == "PROPN":
+                        words[first] = low
+                        again.append(k)
+            for k, tags in zip(again, self._tagger.tag_many([batch[k] for k in again])):
+                if tags[firsts[k]] == "PROPN":  # the treebank never saw it: the commonest open class
+                    tags[firsts[k]] = "NOUN"
+                tagged[k] = tags
+        return [self._lemmas(words, tags, first) for words, tags, first in zip(batch, tagged, firsts)]
+
+    def _lemmas(self, words: Sequence[str], tags: Sequence[str], first: int) -> list[tuple[str, str, str]]:
         lemmatize = self._lemmatizer.lemmatize
         keep_case, exceptions = self._keep_case, self._lemma_exceptions
         out = []
@@ -154,6 +167,10 @@ class PackProcessor(TextProcessor):
                 lemma = exceptions[upos, lemma]  # I, me, my
             out.append((lemma, upos, verb_form))
         return out
+
+    def annotate(self, tokens: Sequence[str]) -> list[tuple[str, str, str]]:
+        """:meth:`annotate_many` of one sentence."""
+        return self.annotate_many([tokens])[0]
 
     def common_nouns(self, tokens: Sequence[str], annotations: Sequence[tuple[str, ...]]) -> frozenset[int]:
         """The tokens tagged NOUN; with ``trust_unseen_nouns = false`` only those the treebank

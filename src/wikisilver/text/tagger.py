@@ -207,12 +207,20 @@ class PerceptronTagger:
         return tagdict.get(word) or tagdict.get(word.lower()) if i == 0 else tagdict.get(word)
 
     def tag(self, words: Sequence[str]) -> list[str]:
+        return self.tag_many([words])[0]
+
+    def tag_many(self, sentences: Sequence[Sequence[str]]) -> list[list[str]]:
+        """The tags of several sentences: the same as :meth:`tag` of each, scored together where
+        the model has a dense scorer (:mod:`wikisilver.text.fast_tagger`)."""
         if self.features == "context":
             if self._dense is False:
                 self._dense = DenseScorer.of(self.weights, self.classes, self.ambiguity, _EN_TEMPLATES)
             if self._dense is not None:  # the same tags, scored by :mod:`wikisilver.text.fast_tagger`
-                dict_tags = [self._dict_tag(i, word) for i, word in enumerate(words)]
-                return self._dense.tag(words, dict_tags, self._plain_tag)
+                dict_tags = [[self._dict_tag(i, word) for i, word in enumerate(words)] for words in sentences]
+                return self._dense.tag_many(sentences, dict_tags, self._plain_tag)
+        return [self._greedy(words) for words in sentences]
+
+    def _greedy(self, words: Sequence[str]) -> list[str]:
         prev, prev2 = _START
         out = []
         for i, word in enumerate(words):
