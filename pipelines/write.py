@@ -8,7 +8,8 @@ from collections.abc import Iterator
 import apache_beam as beam
 
 from wikisilver import paths
-from wikisilver.corpus.write import sentence_sort_key, write_part
+from wikisilver.corpus.packed import pack, unpack_in_order
+from wikisilver.corpus.write import write_part
 from wikisilver.pipelines.common import counter
 from wikisilver.progress import progress_log
 from wikisilver.records import PageReject
@@ -31,11 +32,10 @@ class _WritePart(beam.DoFn):
 
     def process(self, element) -> Iterator[int]:
         shard, articles = element
-        ordered = sorted((s for sentences in articles for s in sentences), key=sentence_sort_key)
         name = part_name(shard, self.shards)
         root = self.staging  # a local path or gs://…, s3://… (wikisilver.paths)
-        written = write_part(ordered, paths.join(root, "tsv", f"{name}.tsv"), paths.join(root, "parquet", f"{name}.parquet"),
-                             with_source=self.with_source)
+        written = write_part(unpack_in_order(articles), paths.join(root, "tsv", f"{name}.tsv"),
+                             paths.join(root, "parquet", f"{name}.parquet"), with_source=self.with_source)
         counter("sentences_written").inc(written)
         if self.progress_interval > 0:
             progress_log.info("write: %s (%s sentences)", name, f"{written:,}")
@@ -46,8 +46,11 @@ class WriteCorpus(beam.PTransform):
     """Sentences (a tuple per article) -> tsv/part-*.tsv and parquet/part-*.parquet in staging.
 
     Sentences are sharded by page id, so a part holds whole articles and the split is the same on
-    every runner; within a part they are sorted by (page id, sentence index). ``with_source``: the
-    Parquet ``source`` column of a build with a second pass.
+    every runner; within a part they are sorted by (page id, sentence index). An article's
+    sentences cross the shuffle packed (:func:`wikisilver.corpus.packed.pack`: a few bytes a
+    token), and the writer holds only the packed articles of its part, unpacking one at a time as
+    it writes: its memory is a fraction of its part's sentences, not all of them as objects.
+    ``with_source``: the Parquet ``source`` column of a build with a second pass.
     """
 
     def __init__(self, staging: str, shards: int, progress_interval: float = 30.0, with_source: bool = False) -> None:
@@ -61,7 +64,7 @@ class WriteCorpus(beam.PTransform):
         shards = self.shards
         return (
             articles
-            | "KeyByShard" >> beam.Map(lambda sentences: (shard_of(sentences[0].page_id, shards), sentences))
+            | "KeyByShard" >> beam.Map(lambda sentences: (shard_of(sentences[0].page_id, shards), pack(sentences)))
             | "GroupShard" >> beam.GroupByKey()
             | "WritePart" >> beam.ParDo(_WritePart(self.staging, shards, self.progress_interval, self.with_source))
         )

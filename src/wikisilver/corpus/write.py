@@ -27,11 +27,6 @@ from wikisilver.records import EntitySpan, LabelledSentence
 _ESCAPES = str.maketrans({"\t": " ", "\n": " ", "\r": " "})  # one character for one: offsets hold
 
 
-def sentence_sort_key(sentence: LabelledSentence) -> tuple[int, int]:
-    """Order of sentences within a part file: by page id, then sentence index."""
-    return (sentence.page_id, sentence.index)
-
-
 def tsv_comment(
     page_id: str | None, title: str | None, index: int | None, low_quality: bool, source: str = LINKS
 ) -> str:

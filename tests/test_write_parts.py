@@ -1,0 +1,51 @@
+"""The part writer of the build (pipelines/write.py) and the packed articles it shuffles."""
+
+from __future__ import annotations
+
+import pickle
+
+import apache_beam as beam
+from apache_beam.testing.test_pipeline import TestPipeline
+
+from wikisilver.corpus.packed import pack, unpack, unpack_in_order
+from wikisilver.corpus.read import read_sentences
+from wikisilver.pipelines.write import WriteCorpus, part_name, shard_of
+from wikisilver.records import EntitySpan, LabelledSentence
+
+
+def article(page_id: int, n: int) -> tuple[LabelledSentence, ...]:
+    return tuple(
+        LabelledSentence(page_id, f"Title {page_id}", k, ("Riga", "lies", "here", "."), ("Riga", "lie", "here", "."),
+                         ("PROPN", "VERB", "ADV", "PUNCT"), ("B-City", "O", "O", "O"), ("B-LOC", "O", "O", "O"),
+                         spans=(EntitySpan(0, 1, "LOC", "City", "Riga", "link"),), text="Riga lies here.",
+                         offsets=((0, 4), (5, 9), (10, 14), (14, 15)))
+        for k in range(n)
+    )
+
+
+def test_packed_articles_come_back_whole_and_in_page_order() -> None:
+    articles = [article(page_id, 3) for page_id in (31, 4, 1000, 7)]
+    packed = [pack(a) for a in articles]
+    assert unpack(packed[0]) == articles[0]
+    # an article's sentences cost a few bytes each packed: a fraction of their pickle
+    long = article(5, 200)
+    assert len(pack(long)[2]) < len(pickle.dumps(long)) / 5
+    ordered = list(unpack_in_order(packed))
+    assert [(s.page_id, s.index) for s in ordered] == sorted((s.page_id, s.index) for a in articles for s in a)
+
+
+def test_write_corpus_writes_each_part_in_page_order(tmp_path) -> None:
+    articles = [article(page_id, 2) for page_id in range(50, 0, -1)]  # arriving in reverse
+    for folder in ("tsv", "parquet"):  # the build's staging folder has them
+        (tmp_path / folder).mkdir()
+    with TestPipeline() as pipeline:
+        _ = pipeline | beam.Create(articles) | WriteCorpus(str(tmp_path), shards=3, progress_interval=0)
+    for shard in range(3):
+        name = part_name(shard, 3)
+        assert (tmp_path / "tsv" / f"{name}.tsv").is_file()
+    read = list(read_sentences(str(tmp_path)))
+    assert len(read) == 100
+    for shard in range(3):
+        ids = [s.page_id for s in read if shard_of(s.page_id, 3) == shard]
+        assert ids == sorted(ids) and ids
+    assert read[0].tokens == ("Riga", "lies", "here", ".") and read[0].spans[0].conll == "LOC"
