@@ -109,7 +109,7 @@ class Labeller:
                                    not_entities, self.config.on, deadline)
         links = sorted(article.links, key=lambda link: link.start)
         link_pos = 0
-        pending: list[tuple[int, SentenceState, bool, tuple[int, int], bool]] = []  # labelled up to POS
+        sentences: list[tuple[int, tuple[int, int], list, list[str], list[Link]]] = []
         for index, (s_start, s_end) in enumerate(self.processor.split_sentences(text)):
             check_time(deadline, "labelling")
             if s_end - s_start > MAX_SENTENCE_CHARS:  # not prose: never tokenized
@@ -138,12 +138,23 @@ class Labeller:
             while j < len(links) and links[j].start < s_end:
                 sentence_links.append(links[j])
                 j += 1
+            sentences.append((index, (s_start, s_end), spans, tokens, sentence_links))
+        # A language that capitalizes every noun asks the tagger which capitalized words are
+        # nouns before labelling them: every sentence is annotated, all together.
+        annotated = (self.processor.annotate_many([tokens for *_, tokens, _ in sentences])
+                     if self.pack.nouns_capitalized else [None] * len(sentences))
+        pending: list[tuple[int, SentenceState, bool, tuple[int, int], bool]] = []  # labelled up to POS
+        for (index, bounds, spans, tokens, sentence_links), annotations in zip(sentences, annotated):
+            check_time(deadline, "labelling")
             state = SentenceState(tokens, spans, counts)
+            if annotations is not None:
+                state.annotations = annotations
+                state.common_nouns = self.processor.common_nouns(tokens, annotations)
             waits = self._label_tokens(state, sentence_links, targets, aliases)
             if waits is None:
                 counts["sentences_dropped_unk"] += 1
                 continue
-            pending.append((index, state, waits, (s_start, s_end), bool(sentence_links)))
+            pending.append((index, state, waits, bounds, bool(sentence_links)))
         # Lemma and POS of the surviving sentences (and those the second pass sees), together:
         # the tagger scores a whole article's sentences in a few array operations per position.
         check_time(deadline, "labelling")
@@ -209,9 +220,6 @@ class Labeller:
         it has UNK (and no second pass will see it), else whether its first word waits for its POS."""
         self._label_links(state, links, targets, aliases)
         self._match_aliases(state, aliases)
-        if self.pack.nouns_capitalized:  # a capitalized word may be a common noun: the processor says which
-            state.annotations = self.processor.annotate(state.tokens)
-            state.common_nouns = self.processor.common_nouns(state.tokens, state.annotations)
         first_word_waits = self._label_capitals(state)
         if state.has_unk and self.second_pass is None:
             return None

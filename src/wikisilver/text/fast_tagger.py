@@ -272,60 +272,58 @@ class DenseScorer:
         self.words.make_room()
         ids = [self.words.ids_of(sentences[k]) for k in todo]  # ids[r][i + 2] is the word at i
         lengths = np.array([len(sentences[k]) for k in todo])
-        width = int(lengths[0])
-        starts = np.cumsum([0] + [len(row) for row in ids[:-1]])
-        ext = np.fromiter((i for row in ids for i in row), dtype=np.intp)
-        at = starts[:, None] + 2 + np.minimum(np.arange(width), lengths[:, None] - 1)  # (sentence, position)
-        fixed = self._fixed_scores(ext, at)
+        # the tokens flat, sentence after sentence: token i of sentence r is at first[r] + i
+        first = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+        ext = np.fromiter((i for row in ids for i in row), dtype=np.intp)  # each sentence padded by 2 + 2
+        at = np.arange(int(lengths.sum())) + np.repeat(4 * np.arange(len(todo)) + 2, lengths)  # its id in ext
+        fixed = self._fixed_scores(ext, at, first)
         blocks = self.words.tagged
-        own_block, class_block = blocks[ext[at], 0], blocks[ext[at], 2]
-        next_block = blocks[ext[at + 1], 1]
+        own_block, class_block, next_block = blocks[ext[at], 0], blocks[ext[at], 2], blocks[ext[at + 1], 1]
         index, before = self.index, self.before
-        given = np.full(at.shape, -1, dtype=np.intp)  # the dictionary's tag, by its index
-        for r, k in enumerate(todo):
-            row = given[r]
-            for i, tag in enumerate(dict_tags[k]):
-                if tag is not None:
-                    row[i] = index[tag]
+        given_of = {**index, None: -1}  # the dictionary's tag by its index; -1: none
+        given = np.fromiter((given_of[tag] for k in todo for tag in dict_tags[k]), dtype=np.intp, count=len(at))
         sure = np.asarray(self.sure)
         pair, tag_blocks = self.pair_scores, self.tag_blocks
-        chosen = np.empty(at.shape, dtype=np.intp)
+        chosen = np.empty(len(at), dtype=np.intp)
         prev = np.full(len(todo), index[START], dtype=np.intp)
         prev2 = np.full(len(todo), index[START2], dtype=np.intp)
         active = len(todo)
-        for i in range(width):
+        for i in range(int(lengths[0])):
             while lengths[active - 1] <= i:
                 active -= 1
             p, p2 = prev[:active], prev2[:active]
-            scores = (fixed[:active, i] + pair[p, p2] + tag_blocks[own_block[:active, i], p]
-                      + tag_blocks[next_block[:active, i], p] + tag_blocks[class_block[:active, i], p])
+            token = first[:active] + i
+            scores = (fixed[token] + pair[p, p2] + tag_blocks[own_block[token], p]
+                      + tag_blocks[next_block[token], p] + tag_blocks[class_block[token], p])
             best = scores.argmax(axis=1)
             top = scores[np.arange(active), best]
             decided = sure[best] & ((scores == top[:, None]).sum(axis=1) == 1)
-            tags = np.where(given[:active, i] >= 0, given[:active, i], best)
-            for r in np.flatnonzero(~decided & (given[:active, i] < 0)):
+            known = given[token]
+            tags = np.where(known >= 0, known, best)
+            for r in np.flatnonzero(~decided & (known < 0)):
                 # the integers do not decide: the plain perceptron's float sums do
                 tags[r] = index[plain(i, sentences[todo[r]], before[p[r]], before[p2[r]])]
-            chosen[:active, i] = tags
+            chosen[token] = tags
             prev2[:active], prev[:active] = p, tags
+        names = [before[t] for t in chosen.tolist()]
         for r, k in enumerate(todo):
-            out[k] = [before[t] for t in chosen[r, : lengths[r]].tolist()]
+            out[k] = names[first[r] : first[r] + lengths[r]]
         return out  # type: ignore[return-value]
 
-    def _fixed_scores(self, ext: np.ndarray, at: np.ndarray) -> np.ndarray:
-        """(sentence, position, tag): each token's sum of its features that do not read the tags
-        before it; ``ext``: the sentences' word ids, each with its two start and two end ids;
-        ``at``: where each token's id is in ``ext``."""
+    def _fixed_scores(self, ext: np.ndarray, at: np.ndarray, first: np.ndarray) -> np.ndarray:
+        """(token, tag): each token's sum of its features that do not read the tags before it;
+        ``ext``: the sentences' word ids, each with its two start and two end ids; ``at``: where
+        each token's id is in ``ext``; ``first``: each sentence's first token."""
         words = self.words
-        roles = ext[at[:, :, None] + _ROLE_OFFSETS] * 6 + _ROLES  # (sentence, position, role): rows of words.sums
-        roles[:, 0, 0] += _FIRST - _OWN  # the first word of a sentence has its own shape feature
+        roles = ext[at[:, None] + _ROLE_OFFSETS] * 6 + _ROLES  # (token, role): rows of words.sums
+        roles[first, 0] += _FIRST - _OWN  # the first word of a sentence has its own shape feature
         offsets, columns = self.pair_at
-        parts = words.parts[ext[at[:, :, None, None] + offsets], columns]  # (…, kind of pair, left/right)
+        parts = words.parts[ext[at[:, None, None] + offsets], columns]  # (token, kind of pair, left/right)
         base = self.pair_base
         keys = (self.pair_kind_base + parts[..., 0]) * base + parts[..., 1]
         found = np.searchsorted(self.pair_keys, keys)
         pairs = np.where(self.pair_keys[found] == keys, self.pair_values[found], 0)
         sums = words.sums.reshape(-1, words.sums.shape[2])
-        total = np.add.reduce(sums[roles], axis=2, dtype=np.int64)
-        total += np.add.reduce(self.table[pairs], axis=2, dtype=np.int64)
+        total = np.add.reduce(sums[roles], axis=1, dtype=np.int64)
+        total += np.add.reduce(self.table[pairs], axis=1, dtype=np.int64)
         return total

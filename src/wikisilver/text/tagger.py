@@ -234,9 +234,10 @@ class PerceptronTagger:
         return self._score(self._features(i, words, prev, prev2))
 
     def accuracy(self, sentences: Iterable[list[tuple[str, str]]]) -> float:
+        sentences = list(sentences)
         correct = total = 0
-        for sent in sentences:
-            for (_, gold), guess in zip(sent, self.tag([w for w, _ in sent])):
+        for sent, guesses in zip(sentences, self.tag_many([[w for w, _ in sent] for sent in sentences])):
+            for (_, gold), guess in zip(sent, guesses):
                 correct += guess == gold
                 total += 1
         return correct / max(total, 1)
