@@ -13,6 +13,7 @@ from apache_beam.utils.shared import Shared
 from wikisilver.labels import LabelConfig, Labeller
 from wikisilver.labels.second_pass import DEFAULT_THRESHOLD, SecondPass
 from wikisilver.ner import seam
+from wikisilver.packed import pack, unpack
 from wikisilver.text import get_processor
 from wikisilver.pipelines.common import COUNTS, REJECTS, counts, reject
 from wikisilver.progress import Progress
@@ -104,7 +105,7 @@ class _LabelArticle(beam.DoFn):
 
     def process(self, element) -> Iterator:
         (page_id, _title), groups = element
-        articles = sorted(groups["article"], key=lambda a: (len(a.text), a.text))
+        articles = sorted(map(unpack, groups["article"]), key=lambda a: (len(a.text), a.text))
         keeper = next(iter(groups["id_taken"]), None)
         if articles and keeper is not None:  # another title has this page id
             for duplicate in id_taken_rejects(page_id, articles, keeper):
@@ -158,7 +159,8 @@ class LabelSentences(beam.PTransform):
 
     def expand(self, inputs: tuple[PCollection, PCollection]) -> Labelled:
         articles, targets = inputs
-        keyed = articles | "KeyArticles" >> beam.Map(lambda a: (article_key(a), a))
+        # packed across the join (wikisilver.packed): the text of every article crosses it
+        keyed = articles | "KeyArticles" >> beam.Map(lambda a: (article_key(a), pack(a)))
         taken = (
             articles
             | "IdAndTitle" >> beam.Map(lambda a: (a.page_id, a.title))

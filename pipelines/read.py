@@ -9,6 +9,7 @@ import apache_beam as beam
 from apache_beam.pvalue import PCollection
 
 from wikisilver import dump as dumplib
+from wikisilver.packed import pack, unpack
 from wikisilver.pipelines.common import COUNTS, REJECTS, count, counts
 from wikisilver.progress import Progress
 from wikisilver.records import PageReject
@@ -76,6 +77,13 @@ class _ReadFirstPages(_ReadDumpPart):
         yield from self.process_records(dumplib.first_pages(dumps, self.max_pages, self.index_files))
 
 
+@beam.ptransform_fn
+def spread_pages(pages):
+    """Pages spread over the workers (one dump part is read by one worker), packed while they
+    cross the shuffle (:mod:`wikisilver.packed`: their wikitext compressed)."""
+    return pages | "Pack" >> beam.Map(pack) | "Spread" >> beam.Reshuffle() | "Unpack" >> beam.Map(unpack)
+
+
 class ReadPages(beam.PTransform):
     """Dump files -> pages, parallel over files (and over multistream ranges), then reshuffled;
     with ``max_pages``, only the first pages of the dumps, read in order."""
@@ -100,7 +108,7 @@ class ReadPages(beam.PTransform):
                     REJECTS, COUNTS, main="pages"
                 )
             )
-            return ReadResult(result.pages | "SpreadPages" >> beam.Reshuffle(), result[REJECTS], result[COUNTS])
+            return ReadResult(result.pages | "SpreadPages" >> spread_pages(), result[REJECTS], result[COUNTS])
         parts = []
         for path in self.dumps:
             index = self.index_files.get(path)
@@ -114,5 +122,5 @@ class ReadPages(beam.PTransform):
                 REJECTS, COUNTS, main="pages"
             )
         )
-        pages = result.pages | "SpreadPages" >> beam.Reshuffle()
+        pages = result.pages | "SpreadPages" >> spread_pages()
         return ReadResult(pages, result[REJECTS], result[COUNTS])

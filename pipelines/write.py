@@ -8,8 +8,8 @@ from collections.abc import Iterator
 import apache_beam as beam
 
 from wikisilver import paths
-from wikisilver.corpus.packed import pack, unpack_in_order
 from wikisilver.corpus.write import write_part
+from wikisilver.packed import pack_sentences, sentences_in_order
 from wikisilver.pipelines.common import counter
 from wikisilver.progress import progress_log
 from wikisilver.records import PageReject
@@ -34,7 +34,7 @@ class _WritePart(beam.DoFn):
         shard, articles = element
         name = part_name(shard, self.shards)
         root = self.staging  # a local path or gs://…, s3://… (wikisilver.paths)
-        written = write_part(unpack_in_order(articles), paths.join(root, "tsv", f"{name}.tsv"),
+        written = write_part(sentences_in_order(articles), paths.join(root, "tsv", f"{name}.tsv"),
                              paths.join(root, "parquet", f"{name}.parquet"), with_source=self.with_source)
         counter("sentences_written").inc(written)
         if self.progress_interval > 0:
@@ -47,8 +47,7 @@ class WriteCorpus(beam.PTransform):
 
     Sentences are sharded by page id, so a part holds whole articles and the split is the same on
     every runner; within a part they are sorted by (page id, sentence index). An article's
-    sentences cross the shuffle packed (:func:`wikisilver.corpus.packed.pack`: a few bytes a
-    token), and the writer holds only the packed articles of its part, unpacking one at a time as
+    sentences cross the shuffle packed (:mod:`wikisilver.packed`: a few bytes a token), and the writer holds only the packed articles of its part, unpacking one at a time as
     it writes: its memory is a fraction of its part's sentences, not all of them as objects.
     ``with_source``: the Parquet ``source`` column of a build with a second pass.
     """
@@ -64,7 +63,7 @@ class WriteCorpus(beam.PTransform):
         shards = self.shards
         return (
             articles
-            | "KeyByShard" >> beam.Map(lambda sentences: (shard_of(sentences[0].page_id, shards), pack(sentences)))
+            | "KeyByShard" >> beam.Map(lambda sentences: (shard_of(sentences[0].page_id, shards), pack_sentences(sentences)))
             | "GroupShard" >> beam.GroupByKey()
             | "WritePart" >> beam.ParDo(_WritePart(self.staging, shards, self.progress_interval, self.with_source))
         )

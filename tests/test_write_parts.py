@@ -7,7 +7,7 @@ import pickle
 import apache_beam as beam
 from apache_beam.testing.test_pipeline import TestPipeline
 
-from wikisilver.corpus.packed import pack, unpack, unpack_in_order
+from wikisilver.packed import pack_sentences, sentences_in_order, unpack
 from wikisilver.corpus.read import read_sentences
 from wikisilver.pipelines.write import WriteCorpus, part_name, shard_of
 from wikisilver.records import EntitySpan, LabelledSentence
@@ -25,12 +25,12 @@ def article(page_id: int, n: int) -> tuple[LabelledSentence, ...]:
 
 def test_packed_articles_come_back_whole_and_in_page_order() -> None:
     articles = [article(page_id, 3) for page_id in (31, 4, 1000, 7)]
-    packed = [pack(a) for a in articles]
-    assert unpack(packed[0]) == articles[0]
+    packed = [pack_sentences(a) for a in articles]
+    assert unpack(packed[0][2]) == articles[0]
     # an article's sentences cost a few bytes each packed: a fraction of their pickle
     long = article(5, 200)
-    assert len(pack(long)[2]) < len(pickle.dumps(long)) / 5
-    ordered = list(unpack_in_order(packed))
+    assert len(pack_sentences(long)[2]) < len(pickle.dumps(long)) / 5
+    ordered = list(sentences_in_order(packed))
     assert [(s.page_id, s.index) for s in ordered] == sorted((s.page_id, s.index) for a in articles for s in a)
 
 
