@@ -120,9 +120,14 @@ def sentences_to_table(sentences: Iterable[LabelledSentence], with_source: bool 
     return pa.table(columns, schema=SOURCE_SCHEMA if with_source else SENTENCE_SCHEMA)
 
 
+# Sentences a Parquet row group holds (some 100,000 tokens): the writer holds one group's sentences
+# as objects and as an Arrow table at a time, so this, not a part's size, bounds its memory.
+ROW_GROUP_SENTENCES = 4096
+
+
 def write_part(
     sentences: Iterable[LabelledSentence], tsv_path: str | Path, parquet_path: str | Path,
-    row_group_size: int = 20_000, with_source: bool = False,
+    row_group_size: int = ROW_GROUP_SENTENCES, with_source: bool = False,
 ) -> int:
     """Write one part of the corpus in both formats, in the given order; returns sentences written
     (``with_source``: the Parquet ``source`` column of a build with a second pass).
@@ -144,7 +149,8 @@ def write_part(
 
 
 def write_parquet(
-    sentences: Iterable[LabelledSentence], path: str | Path, row_group_size: int = 20_000, with_source: bool = False
+    sentences: Iterable[LabelledSentence], path: str | Path, row_group_size: int = ROW_GROUP_SENTENCES,
+    with_source: bool = False
 ) -> int:
     """Sentences as one Parquet file of our schema, in row groups; returns sentences written."""
     count = 0
