@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import apache_beam as beam
 
-from wikisilver.records import Article, TargetInfo
+from wikisilver.records import Article, TargetInfo, record
 
 
-@dataclass(frozen=True)
+@record
 class ArticleTarget:
     """What one article is sent about one title it asked for: a link target, or its own title."""
 
