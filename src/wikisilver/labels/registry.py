@@ -37,6 +37,7 @@ class Rule:
 _REGISTRY: list[Rule] = []
 _FORMERLY: dict[str, str] = {}  # an old rule name -> the rule's name now
 _ORDERED: dict[Stage, tuple[Rule, ...]] = {}  # filled by seal(): each stage's rules in their order
+_REQUIRES: dict[str, frozenset[str]] = {}  # filled by seal(): every rule name -> the rules it requires
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -98,6 +99,8 @@ def seal() -> None:
     stage's order; called once every rule module is imported (by ``wikisilver.labels``)."""
     if not _ORDERED:
         _ORDERED.update(order_rules(_REGISTRY, ORDER))
+        for r in _REGISTRY:
+            _REQUIRES[r.name] = _REQUIRES.get(r.name, frozenset()) | frozenset(r.requires)
 
 
 def _ordered(stage: Stage) -> tuple[Rule, ...]:
@@ -120,10 +123,6 @@ def rule_names() -> tuple[str, ...]:
     return tuple(dict.fromkeys(r.name for stage in Stage for r in _ordered(stage)))
 
 
-def _requires(name: str) -> frozenset[str]:
-    return frozenset(n for r in _REGISTRY if r.name == name for n in r.requires)
-
-
 @dataclass(frozen=True)
 class LabelConfig:
     """Which rules are on (all by default) and the quality filter settings."""
@@ -139,11 +138,10 @@ class LabelConfig:
         """Whether rule ``rule`` is on. ``reader``: the rule whose behaviour depends on it, which
         must declare so (``requires``). A name that is no rule is an error, not a rule that is on."""
         rule = _FORMERLY.get(rule, rule)
-        names = rule_names()
         for name in (rule, reader) if reader else (rule,):
-            if name not in names:
+            if name not in _REQUIRES:
                 raise KeyError(f"no labelling rule is named {name!r}")
-        if reader and rule != reader and rule not in _requires(reader):
+        if reader and rule != reader and rule not in _REQUIRES[reader]:
             raise KeyError(f"rule {reader!r} reads the switch of {rule!r} without declaring it (requires=)")
         return rule not in self.disabled_rules
 
