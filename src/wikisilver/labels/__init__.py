@@ -1,6 +1,7 @@
 """Steps 3 and 4 of the method: labelling the tokens of an article with the paper's rules.
 
-``registry`` (rule names, stages, :class:`LabelConfig`), ``rules`` (links, anchors, capitalized
+``registry`` (rule names, :class:`LabelConfig`), ``stages`` (the stages and each one's
+signature), ``order`` (the rules' order at each stage), ``rules`` (links, anchors, capitalized
 words), ``aliases`` (the per-article alias index and its rules), ``quality`` (low-quality flags),
 ``state`` (one sentence while it is labelled), ``language`` (the per-language resources),
 ``labeller`` (the article loop that runs the rules that are on). See docs/labelling.md.
@@ -8,13 +9,14 @@ words), ``aliases`` (the per-article alias index and its rules), ``quality`` (lo
 
 from __future__ import annotations
 
-# The rule modules register their rules on import; RULES is read after all of them.
+# The rule modules register their rules on import; their order is checked and RULES read after all of them.
 from wikisilver.labels import aliases, quality, rules  # noqa: F401
 from wikisilver.labels.labeller import ArticleResult, Labeller
 from wikisilver.labels.language import LanguagePack
-from wikisilver.labels.registry import LabelConfig, Rule, Stage, former_rule_names, rule_names, rules_fired
+from wikisilver.labels.registry import LabelConfig, Rule, Stage, former_rule_names, rule_names, rules_fired, seal
 from wikisilver.labels.rules import is_lowercase_anchor
 
+seal()
 RULES: tuple[str, ...] = rule_names()
 #: old rule names --disable-rule still accepts, and the rule each names now
 FORMER_RULE_NAMES: dict[str, str] = former_rule_names()

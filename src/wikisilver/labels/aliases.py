@@ -15,7 +15,11 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from wikisilver.labels.language import LanguagePack, case_stems
 from wikisilver.labels.limits import MAX_ALIAS_TOKENS
-from wikisilver.labels.registry import Rule, Stage, rule
+from wikisilver.labels.order import (
+    ALIAS_AMBIGUOUS_UNK, ALIAS_MATCH, ALIAS_PERSON_NAME_PART, DERIVED_WORD, MODIFIER_ANCHOR_IGNORED, NATIONALITY_WORD,
+    OWN_TITLE_UNK, PERSON_TITLE_UNK, UNRELATED_ANCHOR_IGNORED,
+)
+from wikisilver.labels.registry import LabelConfig, Rule, Stage, rule
 from wikisilver.labels.state import UNK, Mention
 from wikisilver.languages import language_pack
 from wikisilver.records import Article, TargetInfo
@@ -123,7 +127,8 @@ def _person_part(title: str, of_words: Sequence[str]) -> tuple[str, str]:
     return title, ""
 
 
-@rule("alias_match", Stage.ALIAS)
+@rule(ALIAS_MATCH, Stage.ALIAS, requires=(
+    NATIONALITY_WORD, DERIVED_WORD, PERSON_TITLE_UNK, UNRELATED_ANCHOR_IGNORED, MODIFIER_ANCHOR_IGNORED))
 def alias_match(info: TargetInfo, anchor: Form, pack: LanguagePack, tokenize: Tokenize) -> Iterator[Form]:
     """``[[Abraham Lincoln]] was a lawyer. Lincoln was elected …``: an entity's capitalized anchor,
     title, title without disambiguator and redirect titles (``Lincoln`` → Abraham Lincoln), and the
@@ -149,7 +154,7 @@ def _without_titles(form: Form, pack: LanguagePack) -> Form:
     return form
 
 
-@rule("alias_person_name_part", Stage.ALIAS)
+@rule(ALIAS_PERSON_NAME_PART, Stage.ALIAS, requires=(NATIONALITY_WORD, PERSON_TITLE_UNK))
 def alias_person_name_part(info: TargetInfo, anchor: Form, pack: LanguagePack, tokenize: Tokenize) -> Iterator[Form]:
     """``He met [[Mary Todd]] … Later Todd married him.``: a person's first and last name alone
     (not particles such as ``von``, not personal titles) are that person. The article's own
@@ -177,10 +182,6 @@ class _Node:
         self.mention: Mention | None = None
 
 
-OWN_TITLE_UNK = "own_title_unk"
-ALIAS_AMBIGUOUS_UNK = "alias_ambiguous_unk"
-
-
 @rule(OWN_TITLE_UNK, Stage.ALIAS)
 def own_title_unk(info: TargetInfo, anchor: Form, pack: LanguagePack, tokenize: Tokenize) -> Iterator[Form]:
     """``An American in Paris is a jazz-influenced symphonic poem``: an article that no source
@@ -191,7 +192,7 @@ def own_title_unk(info: TargetInfo, anchor: Form, pack: LanguagePack, tokenize: 
     return iter(())
 
 
-@rule(ALIAS_AMBIGUOUS_UNK, Stage.ALIAS)
+@rule(ALIAS_AMBIGUOUS_UNK, Stage.ALIAS, requires=(ALIAS_PERSON_NAME_PART,))
 def alias_ambiguous_unk(info: TargetInfo, anchor: Form, pack: LanguagePack, tokenize: Tokenize) -> Iterator[Form]:
     """``Chrysler … his cars`` in the article Chrysler, which links to Walter Chrysler: a one-word
     form of the article's own subject that is also a name part of a person it links to may mean
@@ -239,14 +240,14 @@ class AliasIndex:
         rules: Sequence[Rule],
         nationality: frozenset[str] = frozenset(),
         not_entities: Mapping[str, str] | None = None,
-        on: Callable[[str], bool] = lambda rule_name: False,
+        config: LabelConfig = LabelConfig(),
         deadline: float | None = None,
     ) -> "AliasIndex":
         """The index of ``article`` from the ``ALIAS`` rules that are on. A form that is one
         function word is never an alias (``The`` of ``The Man``); a form that is one word of
         ``nationality`` (the ``nationality_word`` rule) takes the language's derived tag, not the
         entity's (``Chinese`` of ``[[China|Chinese]]`` is MISC in English), and so does a one-word
-        anchor derived from the entity's name where the ``derived_word`` rule is on (``on``:
+        anchor derived from the entity's name where the ``derived_word`` rule is on (in ``config``:
         ``Aristotelian`` of ``[[Aristotle|Aristotelian]]``). Where ``modifier_anchor_ignored`` is
         on, a place's or an organisation's form of several words ending in a lower-case one
         (``Andorra national football team``) is none: that rule ignores such an anchor, and a form
@@ -261,19 +262,21 @@ class AliasIndex:
         }
         function = function_words(pack.lang)
         derived = pack.derived()
-        derived_anchors = on("derived_word")
-        no_person = on("person_title_unk")
-        own_anchors_only = on("unrelated_anchor_ignored")
-        no_lower_tail = on("modifier_anchor_ignored") and not pack.capitalization_is_proper_noun
+        # the switches of other rules that the alias rules declare they depend on (``requires``)
+        derived_anchors = config.on(DERIVED_WORD, reader=ALIAS_MATCH)
+        no_person = config.on(PERSON_TITLE_UNK, reader=ALIAS_MATCH)
+        own_anchors_only = config.on(UNRELATED_ANCHOR_IGNORED, reader=ALIAS_MATCH)
+        no_lower_tail = (config.on(MODIFIER_ANCHOR_IGNORED, reader=ALIAS_MATCH)
+                         and not pack.capitalization_is_proper_noun)
 
         own_forms: set[Form] = set()  # the one-word forms of a typed subject other than a person
-        ambiguous = on(ALIAS_AMBIGUOUS_UNK)
+        ambiguous = config.on(ALIAS_AMBIGUOUS_UNK)
 
         def add(info: TargetInfo, anchor: Form, alias_rule: Rule) -> None:
             mention = Mention.of(pack.tag_of(info), alias_rule.name)
             for form in alias_rule.decide(info, anchor, pack, tokenize):
                 if (ambiguous and info is not own and form in own_forms and mention.conll == "PER"
-                        and alias_rule.name == "alias_person_name_part"):
+                        and alias_rule.name == ALIAS_PERSON_NAME_PART):
                     entries[form] = Mention(UNK, UNK, "", ALIAS_AMBIGUOUS_UNK)
                     continue
                 if not form or form in entries or not is_capitalized(form[0]):
@@ -285,13 +288,13 @@ class AliasIndex:
                 if no_lower_tail and mention.conll in ("LOC", "ORG") and len(form) > 1 and form[-1][:1].islower():
                     continue
                 if len(form) == 1 and form[0] in nationality:
-                    entries[form] = Mention.of(derived._replace(target=info.title), "nationality_word")
+                    entries[form] = Mention.of(derived._replace(target=info.title), NATIONALITY_WORD)
                 elif derived_anchors and form == anchor and len(form) == 1 and is_derived(form[0], info, pack):
-                    entries[form] = Mention.of(derived._replace(target=info.title), "derived_word")
+                    entries[form] = Mention.of(derived._replace(target=info.title), DERIVED_WORD)
                 else:
                     entries[form] = mention
 
-        if on(OWN_TITLE_UNK) and (own is None or own.entity is None):
+        if config.on(OWN_TITLE_UNK) and (own is None or own.entity is None):
             title = tokenize(drop_parenthetical(article.title))
             if is_name_title(title, pack):
                 entries.setdefault(title, Mention(UNK, UNK, "", OWN_TITLE_UNK))

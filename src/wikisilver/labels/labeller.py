@@ -26,7 +26,8 @@ from wikisilver.labels.fragments import fragment_reason, is_unlinked_phrase, siz
 from wikisilver.labels.language import LanguagePack
 from wikisilver.labels.limits import MAX_SENTENCE_CHARS
 from wikisilver.labels.quality import quality_reasons
-from wikisilver.labels.rules import ROYAL_OF_PLACE, nationality_words
+from wikisilver.labels.order import ALIAS_MATCH, ALIAS_PERSON_NAME_PART, NATIONALITY_WORD, ROYAL_OF_PLACE
+from wikisilver.labels.rules import nationality_words
 from wikisilver.labels.registry import LabelConfig, Rule, Stage, first_answer
 from wikisilver.labels.second_pass import RULE as SECOND_PASS_RULE, SOURCE as SECOND_PASS, SecondPass
 from wikisilver.labels.state import LEAVE, UNK, Mention, O, SentenceState
@@ -47,7 +48,7 @@ class ArticleResult:
 
 def _person_alias(mention: Mention | None) -> bool:
     """A person's name found through the alias index (not a link: a link's span is its own)."""
-    return mention is not None and mention.conll == "PER" and mention.rule in ("alias_match", "alias_person_name_part")
+    return mention is not None and mention.conll == "PER" and mention.rule in (ALIAS_MATCH, ALIAS_PERSON_NAME_PART)
 
 
 class Labeller:
@@ -82,9 +83,11 @@ class Labeller:
         pos_at = next((i for i, r in enumerate(token_rules) if r.needs_pos), len(token_rules))
         self._first_word_before_pos, self._first_word_by_pos = token_rules[:pos_at], token_rules[pos_at:]
         self._other_word_rules = tuple(r for r in token_rules if not r.needs_pos)
-        self._nationality = nationality_words(lang) if self.config.on("nationality_word") else frozenset()
+        # the alias rules read the nationality words only where nationality_word is on
+        nationality_on = self.config.on(NATIONALITY_WORD, reader=ALIAS_MATCH)
+        self._nationality = nationality_words(lang) if nationality_on else frozenset()
         # Two persons' names side by side ("Mary" of Mary Todd, "Lincoln" of her husband) are one name.
-        self._joins_names = self.config.on("alias_person_name_part")
+        self._joins_names = self.config.on(ALIAS_PERSON_NAME_PART)
         # Without case endings only a token that starts some alias form can start a match.
         self._inflects = bool(self.inflected_rules) and bool(self.pack.inflection_suffixes)
 
@@ -106,7 +109,7 @@ class Labeller:
         targets, not_entities = self._by_evidence(article, targets, counts)
         check_time(deadline, "labelling")
         aliases = AliasIndex.build(article, targets, own, self.pack, self._tokens_of, self.alias_rules, self._nationality,
-                                   not_entities, self.config.on, deadline)
+                                   not_entities, self.config, deadline)
         links = sorted(article.links, key=lambda link: link.start)
         link_pos = 0
         sentences: list[tuple[int, tuple[int, int], list, list[str], list[Link]]] = []

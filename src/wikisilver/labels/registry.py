@@ -1,92 +1,112 @@
 """Steps 3 and 4 of the method, their rules by name: the registry every labelling rule enters.
 
 A rule is a small function registered under its name with :func:`rule`, for one stage of a
-sentence's labelling (:class:`Stage`). The names that ``--disable-rule`` accepts and that
-``stats.json`` ``rules_fired`` lists are the registered ones (:func:`rule_names`); there is no
-other list. A renamed rule keeps its old name as an alias that ``--disable-rule`` accepts
-(``formerly``). A rule that acts at two stages (a personal title is O inside a link's anchor and
-outside one) registers one function per stage under the same name, and is switched off at both.
+sentence's labelling (:class:`~wikisilver.labels.stages.Stage`), whose signature must fit that
+stage's protocol (checked as it registers). The order of the rules at each stage is written down
+in :mod:`wikisilver.labels.order`, and checked against what registered once every rule module is
+imported (:func:`seal`). The names that ``--disable-rule`` accepts and that ``stats.json``
+``rules_fired`` lists are the registered ones (:func:`rule_names`). A renamed rule keeps its old
+name as an alias that ``--disable-rule`` accepts (``formerly``). A rule that acts at two stages (a
+personal title is O inside a link's anchor and outside one) registers one function per stage under
+the same name, and is switched off at both. A rule whose behaviour depends on whether another rule
+is on declares it (``requires``), and reads that switch with ``LabelConfig.on(other, reader=it)``.
 """
 
 from __future__ import annotations
 
-import enum
 import inspect
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-
-class Stage(enum.Enum):
-    """Where in a sentence a rule acts, in the order the labeller runs them, and what it is given.
-
-    Within a stage rules run in the order they are registered. In a *chain* the first rule that
-    answers (returns something other than None) decides and the rest are not asked.
-    """
-
-    EVIDENCE = "evidence"
-    """Per article, once: ``(article text, pack) -> {name: "O" or UNK}``: titles the article's own
-    text shows are not the entities a type source says; a link to such a title, or its anchor
-    among the names, takes that tag instead of its type's, and the title gives no alias."""
-    LINK = "link"
-    """Chain, per link: ``(link, target info or None, pack) -> Tag | LEAVE | None``."""
-    ANCHOR_HEAD = "anchor_head"
-    """Per entity link, repeated while the anchor keeps 2+ tokens: ``(first token, tag, pack) -> bool``
-    (True: that token is O and leaves the anchor)."""
-    ANCHOR_END = "anchor_end"
-    """As ``ANCHOR_HEAD`` for the anchor's last token."""
-    HYPHEN = "hyphen"
-    """Chain, per entity link whose last token runs on past the anchor: ``(the rest of that token
-    after the anchor, pack) -> Tag | LEAVE | None`` (LEAVE: the token keeps the link's tag)."""
-    INSIDE = "inside"
-    """Per token given a mention: ``(token, tag, pack) -> bool`` (True: O, and the mention splits there)."""
-    ALIAS = "alias"
-    """Per entity known in the article: ``(target info, its anchor's tokens, pack, tokenize) ->
-    token sequences`` that mention it again; matched longest first by the alias index."""
-    INFLECTED = "inflected"
-    """Chain, per capitalized token no alias form matched: ``(token, alias index, pack) -> Mention | None``."""
-    TOKEN = "token"
-    """Chain, per capitalized token nothing labelled yet: ``(sentence state, token index, pack) ->
-    Tag | None``; rules registered with ``needs_pos`` see the first word only, with its POS, and only
-    in sentences with no UNK left."""
-    QUALITY = "quality"
-    """Per kept sentence: ``(sentence state, text processor, pack) -> bool`` (True: flagged low
-    quality; the reason is the rule's name without ``low_quality_``)."""
-
+from wikisilver.labels.order import ORDER
+from wikisilver.labels.stages import Stage, signature_problem
 
 @dataclass(frozen=True)
 class Rule:
-    """One registered rule: its name, the stage it acts at and the function that decides."""
+    """One registered rule: its name, the stage it acts at, the function that decides (of the
+    stage's protocol), and the rules whose switches change what it does (``requires``)."""
 
     name: str
     stage: Stage
     decide: Callable[..., Any]
     needs_pos: bool = False
+    requires: tuple[str, ...] = ()
 
 
 _REGISTRY: list[Rule] = []
 _FORMERLY: dict[str, str] = {}  # an old rule name -> the rule's name now
+_ORDERED: dict[Stage, tuple[Rule, ...]] = {}  # filled by seal(): each stage's rules in their order
+_REQUIRES: dict[str, frozenset[str]] = {}  # filled by seal(): every rule name -> the rules it requires
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def rule(name: str, stage: Stage, *, needs_pos: bool = False, formerly: str = "") -> Callable[[F], F]:
+def rule(
+    name: str, stage: Stage, *, needs_pos: bool = False, formerly: str = "", requires: Sequence[str] = ()
+) -> Callable[[F], F]:
     """Register the decorated function as rule ``name`` at ``stage``; ``formerly``: the rule's old
-    name, still accepted where rule names are given."""
+    name, still accepted where rule names are given; ``requires``: the rules whose switches this
+    rule's behaviour depends on (their names, as constants of :mod:`~wikisilver.labels.order`).
+    A function whose signature does not fit the stage's protocol is refused here, on import."""
 
     def register(decide: F) -> F:
+        where = f"rule {name!r} ({decide.__module__}.{decide.__qualname__})"
         if any(r.name == name and r.stage is stage for r in _REGISTRY):
             raise ValueError(f"rule {name!r} registered twice at stage {stage.value}")
         if stage is Stage.QUALITY and not name.startswith("low_quality_"):
             raise ValueError(f"quality rule {name!r}: its name must start with low_quality_")
         if not inspect.getdoc(decide):
             raise ValueError(f"rule {name!r} has no docstring")
-        _REGISTRY.append(Rule(name, stage, decide, needs_pos))
+        problem = signature_problem(decide, stage)
+        if problem is not None:
+            raise TypeError(f"{where} does not fit stage {stage.value}: {problem}")
+        if _ORDERED:  # its place in the order would never be checked
+            raise ValueError(f"{where} registered after the rules were sealed")
+        _REGISTRY.append(Rule(name, stage, decide, needs_pos, tuple(requires)))
         if formerly:
             _FORMERLY[formerly] = name
         return decide
 
     return register
+
+
+def order_rules(rules: Iterable[Rule], order: Mapping[Stage, Sequence[str]]) -> dict[Stage, tuple[Rule, ...]]:
+    """The ``rules`` of each stage in the ``order`` written down for it. ValueError, naming them
+    all: a rule the order lacks at its stage, a name the order has that is no rule of that stage,
+    a name twice in a stage's order, a rule that requires a rule that is not registered."""
+    by_stage: dict[Stage, dict[str, Rule]] = {stage: {} for stage in Stage}
+    for r in rules:
+        by_stage[r.stage][r.name] = r
+    known = {name for stage_rules in by_stage.values() for name in stage_rules}
+    problems = []
+    for stage in Stage:
+        names = tuple(order.get(stage, ()))
+        problems += [f"{n!r} is registered at stage {stage.value} but not in its order"
+                     for n in by_stage[stage] if n not in names]
+        problems += [f"{n!r} is in the order of stage {stage.value} but no rule of it" for n in names
+                     if n not in by_stage[stage]]
+        problems += [f"{n!r} is twice in the order of stage {stage.value}" for n in dict.fromkeys(names)
+                     if names.count(n) > 1]
+    problems += [f"{r.name!r} requires {n!r}, which is no rule" for r in rules for n in r.requires if n not in known]
+    if problems:
+        raise ValueError("labelling rules (src/wikisilver/labels/order.py): " + "; ".join(problems))
+    return {stage: tuple(by_stage[stage][n] for n in order.get(stage, ())) for stage in Stage}
+
+
+def seal() -> None:
+    """Check the registered rules against :data:`~wikisilver.labels.order.ORDER` and fix each
+    stage's order; called once every rule module is imported (by ``wikisilver.labels``)."""
+    if not _ORDERED:
+        _ORDERED.update(order_rules(_REGISTRY, ORDER))
+        for r in _REGISTRY:
+            _REQUIRES[r.name] = _REQUIRES.get(r.name, frozenset()) | frozenset(r.requires)
+
+
+def _ordered(stage: Stage) -> tuple[Rule, ...]:
+    if not _ORDERED:
+        raise RuntimeError("the labelling rules are read before wikisilver.labels has sealed them")
+    return _ORDERED[stage]
 
 
 def first_answer(rules: Sequence[Rule], *args: Any) -> tuple[Rule, Any] | tuple[None, None]:
@@ -100,8 +120,7 @@ def first_answer(rules: Sequence[Rule], *args: Any) -> tuple[Rule, Any] | tuple[
 
 def rule_names() -> tuple[str, ...]:
     """Every registered rule name, once each, in the order the labeller first runs it."""
-    stages = list(Stage)
-    return tuple(dict.fromkeys(r.name for r in sorted(_REGISTRY, key=lambda r: stages.index(r.stage))))
+    return tuple(dict.fromkeys(r.name for stage in Stage for r in _ordered(stage)))
 
 
 @dataclass(frozen=True)
@@ -115,12 +134,20 @@ class LabelConfig:
         # an old name switches the rule off by its name now
         object.__setattr__(self, "disabled_rules", frozenset(_FORMERLY.get(n, n) for n in self.disabled_rules))
 
-    def on(self, rule: str) -> bool:
+    def on(self, rule: str, *, reader: str = "") -> bool:
+        """Whether rule ``rule`` is on. ``reader``: the rule whose behaviour depends on it, which
+        must declare so (``requires``). A name that is no rule is an error, not a rule that is on."""
+        rule = _FORMERLY.get(rule, rule)
+        for name in (rule, reader) if reader else (rule,):
+            if name not in _REQUIRES:
+                raise KeyError(f"no labelling rule is named {name!r}")
+        if reader and rule != reader and rule not in _REQUIRES[reader]:
+            raise KeyError(f"rule {reader!r} reads the switch of {rule!r} without declaring it (requires=)")
         return rule not in self.disabled_rules
 
     def rules(self, stage: Stage) -> tuple[Rule, ...]:
         """The rules of ``stage`` that are on, in their order."""
-        return tuple(r for r in _REGISTRY if r.stage is stage and self.on(r.name))
+        return tuple(r for r in _ordered(stage) if r.name not in self.disabled_rules)
 
 
 def former_rule_names() -> dict[str, str]:

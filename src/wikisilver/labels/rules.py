@@ -16,7 +16,10 @@ from wikisilver.entities.calendar import is_calendar_title
 from wikisilver.labels.aliases import anchor_names_target, function_words, is_derived, not_a_persons_name
 from wikisilver.labels.language import LanguagePack
 from wikisilver.labels.registry import Stage, rule
-from wikisilver.labels.state import LEAVE, O, UNK, UNKNOWN, Leave, SentenceState, Tag
+from wikisilver.labels.order import (
+    DERIVED_WORD, MODIFIER_ANCHOR_IGNORED, NATIONALITY_WORD, PERSON_TITLE_UNK, ROYAL_OF_PLACE, UNRELATED_ANCHOR_IGNORED,
+)
+from wikisilver.labels.state import LEAVE, O, UNK, UNKNOWN, Leave, Mention, SentenceState, Tag
 from wikisilver.languages import language_pack
 from wikisilver.records import Link, TargetInfo
 from wikisilver.text.base import is_punct_token
@@ -130,7 +133,7 @@ def nationality_words(lang: str) -> frozenset[str]:
     return words | plurals | pack.words("religions.txt")
 
 
-@rule("nationality_word", Stage.LINK)
+@rule(NATIONALITY_WORD, Stage.LINK)
 def nationality_word_link(link: Link, info: TargetInfo | None, pack: LanguagePack) -> Tag | None:
     """``[[China|Chinese]] alchemy``, ``[[Greek language|Greek]]``, ``[[Ancient Egypt|ancient
     Egyptians]]``: an anchor that is one nationality, ethnic-group, language or religion word
@@ -143,10 +146,10 @@ def nationality_word_link(link: Link, info: TargetInfo | None, pack: LanguagePac
     return None
 
 
-@rule("nationality_word", Stage.ANCHOR_HEAD)
-def nationality_word_head(token: str, tag: Tag, pack: LanguagePack) -> bool:
+@rule(NATIONALITY_WORD, Stage.ANCHOR_HEAD)
+def nationality_word_head(token: str, tag: Mention, pack: LanguagePack) -> bool:
     """``[[Ancient Egypt|ancient Egyptians]]``: lower-case words before the nationality word are O."""
-    return getattr(tag, "rule", "") == "nationality_word" and token[:1].islower()
+    return tag.rule == NATIONALITY_WORD and token[:1].islower()
 
 
 @rule("descriptive_anchor_ignored", Stage.LINK)
@@ -194,7 +197,7 @@ def link_non_entity_o(link: Link, info: TargetInfo | None, pack: LanguagePack) -
     return None
 
 
-@rule("person_title_unk", Stage.LINK)
+@rule(PERSON_TITLE_UNK, Stage.LINK)
 def person_title_unk(link: Link, info: TargetInfo | None, pack: LanguagePack) -> Tag | None:
     """``the [[Mediterranean climate|Mediterranean]] air``: a target typed as a person whose title
     is no person's name (a lower-case content word: ``Mediterranean climate``, ``Art critic``,
@@ -205,7 +208,7 @@ def person_title_unk(link: Link, info: TargetInfo | None, pack: LanguagePack) ->
     return None
 
 
-@rule("derived_word", Stage.LINK)
+@rule(DERIVED_WORD, Stage.LINK)
 def derived_word(link: Link, info: TargetInfo | None, pack: LanguagePack) -> Tag | None:
     """``[[Turkey|Turkish]] poetry``: a one-word anchor not contained in the entity's names and
     ending in one of the language's ``derived_suffixes`` is derived from the name: the language's
@@ -215,7 +218,7 @@ def derived_word(link: Link, info: TargetInfo | None, pack: LanguagePack) -> Tag
     return None
 
 
-@rule("modifier_anchor_ignored", Stage.LINK)
+@rule(MODIFIER_ANCHOR_IGNORED, Stage.LINK)
 def modifier_anchor_ignored(link: Link, info: TargetInfo | None, pack: LanguagePack) -> Leave | None:
     """``the [[Andorra national football team]]``, ``[[Tang dynasty]]``: an anchor whose
     lower-case tail is written in the target's own title in lower case (``national football team``)
@@ -238,7 +241,7 @@ def modifier_anchor_ignored(link: Link, info: TargetInfo | None, pack: LanguageP
     return LEAVE if all(w in title_words for w in words[head:]) else None
 
 
-@rule("unrelated_anchor_ignored", Stage.LINK)
+@rule(UNRELATED_ANCHOR_IGNORED, Stage.LINK)
 def unrelated_anchor_ignored(link: Link, info: TargetInfo | None, pack: LanguagePack) -> Leave | None:
     """``larger than [[Ashkenazi Jews|Europe]]``, ``citizens of the [[NASA|United States]]``: a
     capitalized anchor that shares no word (by its first four letters) with the target's title or
@@ -264,7 +267,7 @@ def link_entity(link: Link, info: TargetInfo | None, pack: LanguagePack) -> Tag 
 
 
 @rule("personal_title_o", Stage.ANCHOR_HEAD)
-def personal_title_in_anchor(token: str, tag: Tag, pack: LanguagePack) -> bool:
+def personal_title_in_anchor(token: str, tag: Mention, pack: LanguagePack) -> bool:
     """``[[Abraham Lincoln|President Lincoln]]``: personal titles leading a person's anchor are O
     (``personal_titles`` of the language); in another name they are part of it (``[[General
     Motors]]``, ``[[Major League Baseball]]``)."""
@@ -272,13 +275,13 @@ def personal_title_in_anchor(token: str, tag: Tag, pack: LanguagePack) -> bool:
 
 
 @rule("trailing_punctuation_o", Stage.ANCHOR_END)
-def trailing_punctuation_o(token: str, tag: Tag, pack: LanguagePack) -> bool:
+def trailing_punctuation_o(token: str, tag: Mention, pack: LanguagePack) -> bool:
     """``[[Republican Party (United States)|Republican Party,]]``: punctuation closing an anchor is O."""
     return is_punct_token(token)
 
 
 @rule("lowercase_tail_o", Stage.ANCHOR_END)
-def lowercase_tail_o(token: str, tag: Tag, pack: LanguagePack) -> bool:
+def lowercase_tail_o(token: str, tag: Mention, pack: LanguagePack) -> bool:
     """``a [[Whig Party (United States)|Whig Party leader]]``: lower-case words closing an anchor
     are common nouns or titles, O. Where capitalization is the proper-noun test (Hungarian writes
     the common-noun part of some names in lower case: ``Weimari köztársaság``) only persons'
@@ -289,7 +292,7 @@ def lowercase_tail_o(token: str, tag: Tag, pack: LanguagePack) -> bool:
 
 
 @rule("possessive_o", Stage.ANCHOR_END)
-def possessive_o(token: str, tag: Tag, pack: LanguagePack) -> bool:
+def possessive_o(token: str, tag: Mention, pack: LanguagePack) -> bool:
     """``[[Earth|Earth's]] largest``, ``[[Earth#Surface|Earth's surface]]``: the possessive clitic
     closing an anchor (``possessive_clitics`` of the language, after a lower-case tail) is O;
     the name is ``Earth``. Inside a name (``People's Republic``) it stays."""
@@ -318,7 +321,7 @@ def hyphen_compound_o(rest: str, pack: LanguagePack) -> Tag | None:
 
 
 @rule("bracket_split", Stage.INSIDE)
-def bracket_split(token: str, tag: Tag, pack: LanguagePack) -> bool:
+def bracket_split(token: str, tag: Mention, pack: LanguagePack) -> bool:
     """``[[Free Democratic Party (Germany)|Free Democratic Party (FDP)]]``: a bracket inside a name
     is O and splits it; the abbreviation in brackets is a name of its own (``Free Democratic
     Party/ORG (/O FDP/ORG )/O``), as CoNLL annotates it."""
@@ -328,11 +331,8 @@ def bracket_split(token: str, tag: Tag, pack: LanguagePack) -> bool:
 _BRACKETS = frozenset("()[]")
 
 
-ROYAL_OF_PLACE = "royal_of_place"
-
-
 @rule(ROYAL_OF_PLACE, Stage.INSIDE)
-def royal_of_place(token: str, tag: Tag, pack: LanguagePack) -> bool:
+def royal_of_place(token: str, tag: Mention, pack: LanguagePack) -> bool:
     """``Queen [[Juliana of the Netherlands]] abdicates``: a royal or noble person's name of the
     form ``X of Y`` is the person ``X`` and the place ``Y`` (``Juliana/PER of/O the/O
     Netherlands/LOC``), as the guidelines settle it. The word ``of`` (the language's
@@ -343,7 +343,7 @@ def royal_of_place(token: str, tag: Tag, pack: LanguagePack) -> bool:
 
 
 @rule("location_comma_split", Stage.INSIDE)
-def location_comma_split(token: str, tag: Tag, pack: LanguagePack) -> bool:
+def location_comma_split(token: str, tag: Mention, pack: LanguagePack) -> bool:
     """``[[Hodgenville, Kentucky]]``: a comma inside a location splits it into two places
     (``Hodgenville/B-LOC ,/O Kentucky/B-LOC``), as CoNLL annotates them."""
     return tag.conll == "LOC" and token == ","
@@ -368,7 +368,7 @@ def incidental_capital_o(state: SentenceState, k: int, pack: LanguagePack) -> Ta
     return None
 
 
-@rule("nationality_word", Stage.TOKEN)
+@rule(NATIONALITY_WORD, Stage.TOKEN)
 def nationality_word_alone(state: SentenceState, k: int, pack: LanguagePack) -> Tag | None:
     """``It is said that the Chinese invented gunpowder.``, ``French policy was …``: an unlinked
     nationality, language or religion word is the language's ``derived_tag`` (English MISC), unless
