@@ -21,7 +21,7 @@ from wikisilver.entities.sources import Source
 from wikisilver.entities.typing import TitleEvidence, evidence_fields, type_title
 from wikisilver.errors import InputError
 from wikisilver.ontology import load_builtin_ontology, resolve_classes
-from wikisilver.pipelines.runner import comparable_config, input_fingerprints
+from wikisilver.rerun import comparable_config, input_fingerprints
 from wikisilver.titles import normalize_title
 
 ONTOLOGY = load_builtin_ontology()
@@ -191,7 +191,7 @@ def test_a_new_source_is_fingerprinted(tsv_source, base, tmp_path):
 @pytest.mark.slow
 def test_a_new_source_types_the_demo_build_and_reruns_on_change(monkeypatch, tmp_path):
     from wikisilver.pipelines.build import run_build
-    from wikisilver.pipelines.runner import AlreadyBuilt
+    from wikisilver.rerun import AlreadyBuilt
 
     # The demo's types without the Volga, which the new source types instead: the same corpus.
     types = tmp_path / "types.nt"
