@@ -24,7 +24,8 @@ import apache_beam as beam
 from apache_beam.options.pipeline_options import PipelineOptions
 
 from wikisilver import paths
-from wikisilver.config import BuildConfig, multistream_indexes, siteinfo_language, types_lang
+from wikisilver.config import BuildConfig
+from wikisilver.config.derived import multistream_indexes, siteinfo_language, types_lang
 from wikisilver.corpus.card import dataset_card
 from wikisilver.corpus.write import write_json_atomic, write_text_atomic
 from wikisilver.dump import wiki_namespaces

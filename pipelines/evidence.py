@@ -24,7 +24,8 @@ from typing import NamedTuple
 import apache_beam as beam
 from apache_beam.pvalue import PCollection
 
-from wikisilver.config import BuildConfig, sparql_config, title_filter_capacity, types_lang
+from wikisilver.config import BuildConfig
+from wikisilver.config.derived import sparql_config, title_filter_capacity, types_lang
 from wikisilver.entities import sources, sql
 from wikisilver.entities.bloom import BloomFilter, filter_size, title_hash
 from wikisilver.entities.mysqldump import SqlReadStats

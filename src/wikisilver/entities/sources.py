@@ -121,7 +121,7 @@ def _mapping_directory(path: str, config: BuildConfig) -> None:
 
 
 def _endpoint(url: str, config: BuildConfig) -> None:
-    from wikisilver.config import sparql_config
+    from wikisilver.config.derived import sparql_config
     from wikisilver.entities.sparql import check_endpoint
 
     check_endpoint(sparql_config(config))
