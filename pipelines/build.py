@@ -37,7 +37,7 @@ from wikisilver.manifest import build_manifest
 from wikisilver.ontology import class_table
 from wikisilver.ownership import CORPUS, Output, commit, place, prepare_output, staged
 from wikisilver.pipelines.common import pcollections
-from wikisilver.pipelines.evidence import GatherEvidence, ReadWikiEvidence
+from wikisilver.pipelines.evidence import GatherEvidence
 from wikisilver.pipelines.extract import ExtractArticles
 from wikisilver.pipelines.label import LabelSentences, SecondPassModel
 from wikisilver.pipelines.read import ReadPages
@@ -45,6 +45,7 @@ from wikisilver.pipelines.redirects import ResolveRedirects
 from wikisilver.pipelines.run import run_pipeline
 from wikisilver.pipelines.stats import WriteCounts, read_counts
 from wikisilver.pipelines.typing import TypeRequestedTitles
+from wikisilver.pipelines.wiki_evidence import ReadWikiEvidence
 from wikisilver.pipelines.write import WriteCorpus, WriteRejects, part_name
 from wikisilver.languages import language_pack
 from wikisilver.rerun import AlreadyBuilt, finished_same_build, input_fingerprints, recorded_fingerprints

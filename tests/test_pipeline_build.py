@@ -212,9 +212,10 @@ def test_articles_are_sent_only_the_targets_the_labeller_can_use(tmp_path):
 
     from wikisilver.config import BuildConfig
     from wikisilver.pipelines.common import pcollections
-    from wikisilver.pipelines.evidence import GatherEvidence, WikiEvidence
+    from wikisilver.pipelines.evidence import GatherEvidence
     from wikisilver.ontology import class_table
     from wikisilver.pipelines.typing import TypeRequestedTitles
+    from wikisilver.pipelines.wiki_evidence import WikiEvidence
     from wikisilver.records import PageFlags
 
     types = tmp_path / "types.ttl"
