@@ -2,7 +2,7 @@
 ``entities``, step 1).
 
 A job's life (the output directory's part, what a run owns there: wikisilver.ownership; the no-op
-rerun: wikisilver.rerun; the commit marker: wikisilver.manifest)::
+rerun before it: wikisilver.rerun; what manifest.json records: wikisilver.manifest)::
 
     output = prepare_output(out, config.overwrite, changed, CORPUS)
     with staged(out, CORPUS.dirs) as staging:
