@@ -196,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     engines, slot_counts = args.engines.split(","), [int(s) for s in args.slots.split(",")]
     if "flink" in engines and not JOB_SERVER_JAR.is_file():
         parser.error(f"no Flink job server at {JOB_SERVER_JAR}: run scripts/fetch_job_server.sh flink")
-    from wikisilver.config import auto_shards
+    from wikisilver.config.derived import auto_shards
 
     print(json.dumps(machine()))
     runs: list[Run] = []

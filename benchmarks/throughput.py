@@ -276,7 +276,7 @@ def measure_build(args, dump: str, name: str, work: Path, workers: int, copies: 
     # default for the original input, times the copies. The 1.7 MB extract sits on the 4-part
     # floor, and with 4 parts for the repeated input too each part would hold `copies` times the
     # sentences (one part is sorted in memory by one worker).
-    from wikisilver.config import auto_shards
+    from wikisilver.config.derived import auto_shards
 
     shards = auto_shards((args.dump,)) * copies
     command = [sys.executable, "-m", "wikisilver.cli", "-q", "build", "--dump", dump, "--lang", args.lang,

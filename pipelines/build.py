@@ -23,40 +23,32 @@ import datetime as dt
 import apache_beam as beam
 from apache_beam.options.pipeline_options import PipelineOptions
 
-from wikisilver import __version__, paths
-from wikisilver.config import BuildConfig, multistream_indexes, siteinfo_language, types_lang
+from wikisilver import paths
+from wikisilver.config import BuildConfig
+from wikisilver.config.derived import multistream_indexes, siteinfo_language, types_lang
 from wikisilver.corpus.card import dataset_card
 from wikisilver.corpus.write import write_json_atomic, write_text_atomic
 from wikisilver.dump import wiki_namespaces
 from wikisilver.errors import WikisilverError
 from wikisilver.health import CorpusRejected, coverage_warnings, dominant_reject, reject_example
-from wikisilver.entities import sources
-from wikisilver.entities.sources import Source
 from wikisilver.labels import LabelConfig
 from wikisilver.lock import output_lock
+from wikisilver.manifest import build_manifest
+from wikisilver.ontology import class_table
 from wikisilver.ownership import CORPUS, Output, commit, place, prepare_output, staged
 from wikisilver.pipelines.common import pcollections
-from wikisilver.pipelines.evidence import GatherEvidence, ReadWikiEvidence
+from wikisilver.pipelines.evidence import GatherEvidence
 from wikisilver.pipelines.extract import ExtractArticles
 from wikisilver.pipelines.label import LabelSentences, SecondPassModel
 from wikisilver.pipelines.read import ReadPages
 from wikisilver.pipelines.redirects import ResolveRedirects
-from wikisilver.pipelines.runner import (
-    AlreadyBuilt,
-    class_table,
-    comparable_config,
-    config_record,
-    dump_record,
-    finished_same_build,
-    input_fingerprints,
-    input_record,
-    recorded_fingerprints,
-    run_pipeline,
-)
+from wikisilver.pipelines.run import run_pipeline
 from wikisilver.pipelines.stats import WriteCounts, read_counts
 from wikisilver.pipelines.typing import TypeRequestedTitles
+from wikisilver.pipelines.wiki_evidence import ReadWikiEvidence
 from wikisilver.pipelines.write import WriteCorpus, WriteRejects, part_name
 from wikisilver.languages import language_pack
+from wikisilver.rerun import AlreadyBuilt, finished_same_build, input_fingerprints, recorded_fingerprints
 from wikisilver.stats import make_stats
 
 OUTPUT_DIRS = CORPUS.dirs
@@ -149,45 +141,7 @@ def run_build(config: BuildConfig) -> dict:
         rejected = dominant_reject(stats, config.max_reject_share)
         if rejected is not None:  # not a finished corpus: no dataset card, no manifest (the commit marker)
             raise CorpusRejected(out, rejected, config.max_reject_share, reject_example(out, rejected.reason))
-        manifest = _manifest(config, out, started, prints)
+        manifest = build_manifest(config, out, started, prints)
         write_text_atomic(paths.join(out, "README.md"), dataset_card(manifest, stats))
         commit(output, manifest)  # manifest.json last: the commit marker
     return stats
-
-
-def _source_record(source: Source, config: BuildConfig, record) -> list[dict] | dict | str | None:
-    """What manifest.json ``inputs`` says of a source's files: each file's record (a list if the
-    option is repeatable), a directory's path; None when not given."""
-    values = source.values(config)
-    if source.kind == "dir":
-        return paths.absolute(values[0]) if values else None
-    if source.repeatable:
-        return [record(p) for p in values]
-    return record(values[0]) if values else None
-
-
-def _manifest(config: BuildConfig, out: str, started: dt.datetime, prints: dict) -> dict:
-    """manifest.json: the inputs with their checksums and fingerprints, the config, the outputs, when."""
-    sha256 = {r["path"]: r["digest"][7:] for records in prints.values() for r in records
-              if r["digest"].startswith("sha256:")}
-
-    def record(path: str) -> dict:
-        return input_record(path, sha256.get(paths.absolute(path), ""))
-
-    return {
-        "tool": "wikisilver",
-        "version": __version__,
-        "language": config.lang,
-        "dumps": [dump_record(p, sha256.get(paths.absolute(p), "")) for p in config.dumps],
-        "inputs": {source.option: _source_record(source, config, record) for source in sources.SOURCES
-                   if source.kind != "url"},
-        "config": config_record(config),
-        "comparable": comparable_config(config, prints),
-        "fingerprints": prints,
-        "outputs": {
-            "tsv": [paths.basename(p) for p in paths.listdir(paths.join(out, "tsv"))],
-            "parquet": [paths.basename(p) for p in paths.listdir(paths.join(out, "parquet"))],
-        },
-        "started": started.isoformat(),
-        "finished": dt.datetime.now(dt.timezone.utc).isoformat(),
-    }

@@ -16,14 +16,17 @@ from wikisilver import paths
 from wikisilver.config import EntitiesConfig
 from wikisilver.entities.table import entity_row, write_entity_table
 from wikisilver.pipelines.common import pcollections
-from wikisilver.pipelines.evidence import GatherEvidence, ReadWikiEvidence
+from wikisilver.pipelines.evidence import GatherEvidence
 from wikisilver.pipelines.extract import ExtractArticles
 from wikisilver.pipelines.read import ReadPages
-from wikisilver.pipelines.runner import class_table, config_record, run_pipeline
+from wikisilver.pipelines.run import run_pipeline
 from wikisilver.lock import output_lock
+from wikisilver.manifest import config_record
+from wikisilver.ontology import class_table
 from wikisilver.ownership import ENTITY_TABLE, commit, place, prepare_output, staged
 from wikisilver.pipelines.stats import WriteCounts, read_counts
 from wikisilver.pipelines.typing import TypeEveryTitle
+from wikisilver.pipelines.wiki_evidence import ReadWikiEvidence
 
 
 class _WriteEntityPart(beam.DoFn):

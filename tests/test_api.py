@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import wikisilver
-from wikisilver.config import demo_inputs
+from wikisilver.config.resolve import demo_inputs
 from wikisilver.errors import InputError
 from wikisilver.corpus.write import sentences_to_table
 from wikisilver.records import LabelledSentence

@@ -63,7 +63,7 @@ def test_round_trips_through_bytes():
 
 
 def test_the_combine_gives_the_same_filter_however_the_titles_are_split():
-    from wikisilver.pipelines.evidence import TitleFilterFn
+    from wikisilver.pipelines.title_filter import TitleFilterFn
 
     fn = TitleFilterFn(capacity=len(TITLES))
     # Small bundles stay sets of hashes; a bundle past bits/64 titles switches to the bit array.

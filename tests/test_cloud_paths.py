@@ -15,7 +15,7 @@ from conftest import shared_file
 from dump_support import write_multistream
 import wikisilver as wikisilver_api
 from wikisilver import paths
-from wikisilver.config import demo_inputs
+from wikisilver.config.resolve import demo_inputs
 
 boto3 = pytest.importorskip("boto3", reason="the S3 tests need boto3 (apache-beam[aws], in the test extra)")
 moto_server = pytest.importorskip("moto.server", reason="the S3 tests need moto[server] (in the test extra)")
@@ -153,7 +153,7 @@ def test_every_kind_of_input_reads_the_same_from_s3(s3, tmp_path, monkeypatch):
     import gzip
 
     from test_sqldump import REDIRECT
-    from wikisilver.config import expand_entity_tables
+    from wikisilver.config.resolve import expand_entity_tables
     from wikisilver.entities.infobox import load_infobox_mappings
     from wikisilver.entities.sql import iter_redirect_table
     from wikisilver.entities.table import EntityRow, read_entity_table, write_entity_table

@@ -9,7 +9,8 @@ import pytest
 
 from wikisilver.cli import build_parser
 from wikisilver.commands import GLOBAL_OPTIONS, job_options
-from wikisilver.config import BuildConfig, EntitiesConfig, demo_inputs, resolve_build, resolve_entities
+from wikisilver.config import BuildConfig, EntitiesConfig, resolve_build, resolve_entities
+from wikisilver.config.resolve import demo_inputs
 from wikisilver.errors import InputError
 
 DEMO_DUMP, DEMO_TYPES = demo_inputs()
@@ -122,11 +123,11 @@ def test_none_means_not_given():
 
 
 def test_each_input_is_checked_once(monkeypatch):
-    from wikisilver import config as config_module
+    from wikisilver.config import checks
 
     checked = []
-    real = config_module.check_file
-    monkeypatch.setattr(config_module, "check_file", lambda path: checked.append(path) or real(path))
+    real = checks.check_file
+    monkeypatch.setattr(checks, "check_file", lambda path: checked.append(path) or real(path))
     resolve_build({"demo": True})
     assert sorted(checked) == sorted([DEMO_DUMP, DEMO_TYPES])
     with pytest.raises(InputError, match="no such file"):

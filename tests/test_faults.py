@@ -15,7 +15,7 @@ import pytest
 from build_support import check_accounting, read_corpus, read_rejects, read_stats
 from conftest import shared_file
 from wikisilver.cli import main
-from wikisilver.config import demo_inputs
+from wikisilver.config.resolve import demo_inputs
 
 DEMO_DUMP, DEMO_TYPES = demo_inputs()
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from build_support import check_accounting, read_corpus, read_rejects, read_stats
 from dump_support import dump_xml, many_pages
-from wikisilver.config import demo_inputs
+from wikisilver.config.resolve import demo_inputs
 from wikisilver.dump.bz2blocks import find_magics
 from wikisilver.labels import LabelConfig, LanguagePack, Stage
 from wikisilver.text import get_processor

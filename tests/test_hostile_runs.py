@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from dump_support import peak_rss_mib
-from wikisilver.config import demo_inputs
+from wikisilver.config.resolve import demo_inputs
 from wikisilver.lock import LOCK_NAME, output_lock
 
 TIMEOUT = 300  # generous: these runs take seconds; the bound only says "does not hang"

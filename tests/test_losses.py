@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from build_support import read_corpus, read_rejects, read_stats
 from conftest import shared_file
 from dump_support import build_multistream, dump_xml
-from wikisilver.config import demo_inputs
+from wikisilver.config.resolve import demo_inputs
 from wikisilver.corpus.read import read_tsv
 from wikisilver.corpus.write import write_tsv_sentence
 from wikisilver.dump import (

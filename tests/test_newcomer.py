@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ENWIKI_EXTRACT, REPO, TYPES_100K, TYPES_111K, shared_file
-from wikisilver.config import demo_inputs
+from wikisilver.config.resolve import demo_inputs
 
 DEMO_DUMP, DEMO_TYPES = demo_inputs()
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from wikisilver import destination, ownership
-from wikisilver.config import demo_inputs
+from wikisilver.config.resolve import demo_inputs
 from wikisilver.errors import InputError
 from wikisilver.lock import LOCK_NAME, output_lock
 from wikisilver.ownership import CLAIM, CORPUS, RUN_MARKER, commit, place, prepare_output, staged, survey

@@ -168,7 +168,7 @@ def test_a_remote_job_is_followed_through_its_counters(caplog):
     import threading
     from types import SimpleNamespace
 
-    from wikisilver.pipelines.runner import JobFollower
+    from wikisilver.pipelines.follow import JobFollower
 
     def counter(name, value):
         return SimpleNamespace(key=SimpleNamespace(metric=SimpleNamespace(name=name)), committed=value, attempted=value)
@@ -190,7 +190,7 @@ def test_a_remote_job_is_followed_through_its_counters(caplog):
         return {"counters": answer}
 
     result = SimpleNamespace(metrics=lambda: SimpleNamespace(query=query))
-    with caplog.at_level("INFO", logger="wikisilver.pipelines.runner"):
+    with caplog.at_level("INFO", logger="wikisilver.pipelines.follow"):
         follower = JobFollower(result, interval=0.01)
         follower.start()
         assert done.wait(10)
@@ -212,9 +212,10 @@ def test_articles_are_sent_only_the_targets_the_labeller_can_use(tmp_path):
 
     from wikisilver.config import BuildConfig
     from wikisilver.pipelines.common import pcollections
-    from wikisilver.pipelines.evidence import GatherEvidence, WikiEvidence
-    from wikisilver.pipelines.runner import class_table
+    from wikisilver.pipelines.evidence import GatherEvidence
+    from wikisilver.ontology import class_table
     from wikisilver.pipelines.typing import TypeRequestedTitles
+    from wikisilver.pipelines.wiki_evidence import WikiEvidence
     from wikisilver.records import PageFlags
 
     types = tmp_path / "types.ttl"

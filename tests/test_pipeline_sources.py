@@ -13,7 +13,7 @@ from conftest import ENWIKI_EXTRACT, TYPES_100K, shared_file
 from build_support import check_accounting, read_corpus
 from dump_support import write_multistream
 from wikisilver.cli import main
-from wikisilver.config import demo_inputs
+from wikisilver.config.resolve import demo_inputs
 from wikisilver.dump import iter_pages
 from wikisilver.entities.infobox import infobox_class, load_infobox_mappings
 from wikisilver.wikitext import template_names

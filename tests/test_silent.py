@@ -12,7 +12,8 @@ import pytest
 
 from conftest import ENWIKI_EXTRACT, TYPES_100K, TYPES_111K, shared_file
 from wikisilver.cli import main
-from wikisilver.config import demo_inputs, resolve_build
+from wikisilver.config import resolve_build
+from wikisilver.config.resolve import demo_inputs
 from wikisilver.corpus.card import dataset_card, wiki_name
 from wikisilver.errors import InputError
 from wikisilver.health import (

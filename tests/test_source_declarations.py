@@ -14,14 +14,16 @@ import apache_beam as beam
 import pytest
 
 from build_support import check_accounting, read_corpus, read_stats
-from wikisilver import config as config_module
-from wikisilver.config import BuildConfig, check_inputs, demo_inputs, path_options, resolve_build
+from wikisilver.config import BuildConfig, resolve_build
+from wikisilver.config.checks import check_inputs
+from wikisilver.config.options import ENTITIES_OPTIONS, ENTITY_SOURCE_OPTIONS, path_options
+from wikisilver.config.resolve import demo_inputs
 from wikisilver.entities import sources
 from wikisilver.entities.sources import Source
 from wikisilver.entities.typing import TitleEvidence, evidence_fields, type_title
 from wikisilver.errors import InputError
 from wikisilver.ontology import load_builtin_ontology, resolve_classes
-from wikisilver.pipelines.runner import comparable_config, input_fingerprints
+from wikisilver.rerun import comparable_config, input_fingerprints
 from wikisilver.titles import normalize_title
 
 ONTOLOGY = load_builtin_ontology()
@@ -77,7 +79,7 @@ def test_every_declared_source_is_a_config_field_of_its_shape():
         assert source.option in fields, f"declare BuildConfig.{source.option} for {source.flag}"
         assert str(fields[source.option].type).startswith("tuple") == source.repeatable, source.option
         assert all(setting in fields for setting in source.settings), source.option
-    assert set(config_module.ENTITY_SOURCE_OPTIONS) <= set(config_module.ENTITIES_OPTIONS)
+    assert set(ENTITY_SOURCE_OPTIONS) <= set(ENTITIES_OPTIONS)
 
 
 def test_every_path_option_and_every_file_source_is_fingerprinted(tmp_path):
@@ -139,7 +141,7 @@ def test_a_new_source_gets_its_flag_its_checks_and_its_place(tsv_source, base, t
         command.configure(parser)
         args = parser.parse_args(["--tsv-types", "a.tsv", "--tsv-types", "b.tsv"])
         assert args.tsv_types == ["a.tsv", "b.tsv"]
-    assert "tsv_types" in path_options() and "tsv_types" in config_module.sources.options()
+    assert "tsv_types" in path_options() and "tsv_types" in sources.options()
     with pytest.raises(InputError, match="no such file"):
         check_inputs(TsvConfig(**dataclasses.asdict(base), tsv_types=(str(tmp_path / "missing"),)))
     assert sources.precedence() == ("entities", "types", "tsv", "sparql", "langlinks", "infobox")
@@ -191,7 +193,7 @@ def test_a_new_source_is_fingerprinted(tsv_source, base, tmp_path):
 @pytest.mark.slow
 def test_a_new_source_types_the_demo_build_and_reruns_on_change(monkeypatch, tmp_path):
     from wikisilver.pipelines.build import run_build
-    from wikisilver.pipelines.runner import AlreadyBuilt
+    from wikisilver.rerun import AlreadyBuilt
 
     # The demo's types without the Volga, which the new source types instead: the same corpus.
     types = tmp_path / "types.nt"

@@ -431,7 +431,7 @@ def test_build_typed_by_a_real_sparql_endpoint_matches_the_types_dump(oxigraph: 
     import pyarrow.parquet as pq
 
     from wikisilver.cli import main
-    from wikisilver.config import demo_inputs
+    from wikisilver.config.resolve import demo_inputs
 
     dump, types = demo_inputs()
     base = oxigraph["endpoint"].rsplit("/", 1)[0]
@@ -511,7 +511,7 @@ def test_a_huge_answer_fails_at_the_size_limit_without_retries() -> None:
 
 @pytest.mark.slow
 def test_build_against_a_trickling_endpoint_fails_in_bounded_time_with_one_line(tmp_path) -> None:
-    from wikisilver.config import demo_inputs
+    from wikisilver.config.resolve import demo_inputs
 
     dump, _ = demo_inputs()
     with HostileEndpoint("trickle-body") as endpoint:

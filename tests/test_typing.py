@@ -295,7 +295,7 @@ def test_the_build_counts_its_typing_decisions(tmp_path):
     # the Danube a river and a company (a river in both files: majority).
     from build_support import read_corpus, read_stats
     from wikisilver.cli import main
-    from wikisilver.config import demo_inputs
+    from wikisilver.config.resolve import demo_inputs
 
     dump, demo_types = demo_inputs()
     resource, is_a, dbo = "<http://dbpedia.org/resource/", "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>", "<http://dbpedia.org/ontology/"

@@ -100,7 +100,7 @@ def build(
     """
     from wikisilver.config import resolve_build
     from wikisilver.pipelines.build import run_build
-    from wikisilver.pipelines.runner import AlreadyBuilt
+    from wikisilver.rerun import AlreadyBuilt
     from wikisilver.stats import describe_problems, page_problems
 
     config = resolve_build({

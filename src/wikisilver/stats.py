@@ -77,3 +77,8 @@ def unread_words(stats: Mapping) -> str:
     if unread and stats.get("pages_unread_listed") == unread:
         return f"{unread:,}"
     return f"about {unread:,}" if unread else "an unknown number of"
+
+
+def input_problems(source: str, problems: dict[str, int]) -> dict[str, int]:
+    """The counts of stats.json ``input_problems`` (``<source>.<kind>``) of what reading one file skipped."""
+    return {f"input_problems.{source}.{kind}": n for kind, n in problems.items()}

@@ -102,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
     from wikisilver.config import resolve_build
     from wikisilver.health import CorpusRejected
     from wikisilver.pipelines.build import run_build
-    from wikisilver.pipelines.runner import AlreadyBuilt
+    from wikisilver.rerun import AlreadyBuilt
     from wikisilver.stats import describe_problems, page_problems
 
     config = resolve_build(job_options(args))

@@ -9,7 +9,7 @@ per title at a 1 % false-positive rate) and never wrong in the way that matters:
 added always passes. A false positive only lets a line through to the join, which then finds
 no request for it and drops it, so the corpus does not depend on the filter.
 
-Pure Python, no Beam: the pipeline wraps it in a CombineFn (``pipelines/evidence.py``).
+Pure Python, no Beam: the pipeline wraps it in a CombineFn (``pipelines/title_filter.py``).
 """
 
 from __future__ import annotations

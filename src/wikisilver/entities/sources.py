@@ -12,8 +12,8 @@ that names sources is derived from :data:`SOURCES`:
 * the evidence gathered and grouped for the join (``pipelines/evidence.py``, ``pipelines/typing.py``)
   and :class:`wikisilver.entities.typing.TitleEvidence`;
 * the precedence of the class sources and the tie-breaker (``wikisilver.entities.typing``);
-* the input fingerprints of the no-op rerun and manifest.json's ``inputs`` (``pipelines/runner.py``,
-  ``pipelines/build.py``).
+* the input fingerprints of the no-op rerun and manifest.json's ``inputs`` (``wikisilver.rerun``,
+  ``wikisilver.manifest``).
 
 A new source of ``(title, DBpedia class)`` files is a declaration with a ``reader`` here (its
 files are read, filtered to the requested titles and voted with the others without further
@@ -121,7 +121,7 @@ def _mapping_directory(path: str, config: BuildConfig) -> None:
 
 
 def _endpoint(url: str, config: BuildConfig) -> None:
-    from wikisilver.config import sparql_config
+    from wikisilver.config.derived import sparql_config
     from wikisilver.entities.sparql import check_endpoint
 
     check_endpoint(sparql_config(config))

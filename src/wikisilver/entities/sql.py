@@ -7,7 +7,7 @@ them and add ``page_lang``); unknown columns are ignored. The dumps are streamed
 by :mod:`wikisilver.entities.mysqldump`.
 
 The Beam pipeline joins ``page`` and ``redirect`` rows by page id (``CoGroupByKey``,
-``pipelines/evidence.py``): nothing here holds a whole table.
+``pipelines/wiki_evidence.py``): nothing here holds a whole table.
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from wikisilver.ontology.tags import (
     CONLL_TAGS,
     FINE_TAGS,
     ClassTag,
+    class_table,
     find_conflicts,
     load_class_mapping,
     resolve_classes,
@@ -27,7 +28,8 @@ from wikisilver.ontology.tags import (
 )
 
 __all__ = [
-    "CONLL_TAGS", "DBO", "FINE_TAGS", "THING", "ClassTag", "Ontology", "cache_dir", "depth", "find_conflicts",
-    "format_class_parents", "load_builtin_ontology", "load_class_mapping", "load_ontology", "merge_ontologies",
-    "most_specific", "read_class_parents", "resolve_classes", "resolve_with_conflicts", "tag_for_class",
+    "CONLL_TAGS", "DBO", "FINE_TAGS", "THING", "ClassTag", "Ontology", "cache_dir", "class_table", "depth",
+    "find_conflicts", "format_class_parents", "load_builtin_ontology", "load_class_mapping", "load_ontology",
+    "merge_ontologies", "most_specific", "read_class_parents", "resolve_classes", "resolve_with_conflicts",
+    "tag_for_class",
 ]

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wikisilver.errors import InputError
-from wikisilver.ontology.hierarchy import THING, Ontology, depth, parents_first
+from wikisilver.ontology.hierarchy import THING, Ontology, depth, load_builtin_ontology, load_ontology, parents_first
 from wikisilver.resources import mapping_path
 
 log = logging.getLogger(__name__)
@@ -159,3 +159,10 @@ def tag_for_class(cls: str, table: Mapping[str, ClassTag]) -> ClassTag:
         return table[cls]
     thing = table.get(THING)
     return ClassTag(cls, thing.conll if thing else "O", thing.fine if thing else "O", THING)
+
+
+def class_table(ontology_path: str | None) -> tuple[Ontology, dict[str, ClassTag]]:
+    """The class hierarchy (``--ontology``, or the shipped one) and its resolved class -> tag
+    table: what both jobs load once, before the output is touched (small: they travel with the code)."""
+    ontology = load_ontology(ontology_path) if ontology_path else load_builtin_ontology()
+    return ontology, resolve_classes(ontology)
