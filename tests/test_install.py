@@ -16,7 +16,7 @@ from packaging.requirements import Requirement
 from conftest import REPO
 from tool_support import TRAINING_CONLL, one_error_line, wikisilver, write_corpus
 
-TEST_STACK = {"pytest", "hypothesis", "oxigraph", "moto", "spacy", "datasets", "boto3", "matplotlib"}
+TEST_STACK = {"pytest", "pytest-xdist", "hypothesis", "oxigraph", "moto", "spacy", "datasets", "boto3", "matplotlib"}
 
 
 def _name(requirement: str) -> str:
@@ -44,7 +44,7 @@ def test_a_plain_install_pulls_no_test_stack():
     extras = project["optional-dependencies"]
     assert {_name(r) for r in extras["report"]} == {"matplotlib"}
     assert {_name(r) for r in extras["spacy"]} == {"spacy"}
-    assert {_name(r) for r in extras["test"]} >= {"pytest", "matplotlib", "spacy", "datasets", "moto"}
+    assert {_name(r) for r in extras["test"]} >= {"pytest", "pytest-xdist", "matplotlib", "spacy", "datasets", "moto"}
 
 
 # Runs the CLI as if a package were not installed (an import of it fails, as for a plain install).
@@ -78,6 +78,7 @@ def test_version_after_a_command(command):
     assert done.returncode == 0 and re.fullmatch(r"wikisilver \d+\.\d+\.\d+\S*\n", done.stdout), done
 
 
+@pytest.mark.slow
 def test_tagset_fine_is_for_gold_files_and_refused_for_ours_before_work(tmp_path):
     corpus = write_corpus(tmp_path / "corpus")
     part = sorted((corpus / "parquet").glob("*.parquet"))[0]
