@@ -72,7 +72,8 @@ def test_a_missing_extra_is_named_in_one_line_before_work(tmp_path):
     assert not (tmp_path / "c.spacy").exists()
 
 
-@pytest.mark.parametrize("command", ["build", "tag", "train", "export"])
+# One process per command: one in the developer loop, all in the full run.
+@pytest.mark.parametrize("command", ["build"] + [pytest.param(c, marks=pytest.mark.slow) for c in ("tag", "train", "export")])
 def test_version_after_a_command(command):
     done = wikisilver(command, "--version")
     assert done.returncode == 0 and re.fullmatch(r"wikisilver \d+\.\d+\.\d+\S*\n", done.stdout), done
