@@ -44,6 +44,24 @@ def demo_corpus(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.fixture(scope="session")
+def real_types() -> dict:
+    """Both DBpedia type samples read once per session: per file, its TripleReadStats and each
+    title's classes in file order (shared by the tests of the reader and of typing)."""
+    import collections
+
+    from wikisilver.entities.rdf import TripleReadStats, iter_instance_types
+
+    result = {}
+    for name in (TYPES_100K, TYPES_111K):
+        stats = TripleReadStats()
+        classes: dict[str, list[str]] = collections.defaultdict(list)
+        for title, cls in iter_instance_types(str(shared_file(name)), stats):
+            classes[title].append(cls)
+        result[name] = (stats, dict(classes))
+    return result
+
+
 ENWIKI_EXTRACT = "wikidumps/gensim_enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2"
 ONTOLOGY = "dbpedia/ontology/dbo-snapshots.owl"
 TYPES_100K = "dbpedia/types/db100k-types.nt.bz2"

@@ -45,6 +45,7 @@ def test_truncated_dump_fails_under_strict(tmp_path):
     assert (tmp_path / "out" / "manifest.json").exists()  # the corpus is still written, and says so
 
 
+@pytest.mark.slow
 def test_corrupt_bz2_block_keeps_pages_before_it(tmp_path):
     data = bytearray(Path(DEMO_DUMP).read_bytes())
     middle = len(data) // 2
@@ -126,6 +127,7 @@ def test_killed_run_leaves_no_finished_corpus_and_rerun_gives_same_corpus(tmp_pa
     assert not list(killed.glob(".staging-*")), "the rerun sweeps the killed run's staging directory"
 
 
+@pytest.mark.slow
 def test_edge_case_dump_with_reused_page_ids(tmp_path):
     """tinywiki: every page but one has id 1, one title twice, a redirect without <redirect/>, a dab
     page. Page ids are unique in the corpus: of the five articles with id 1, the first title keeps

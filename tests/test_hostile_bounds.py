@@ -102,7 +102,7 @@ def test_a_dtd_in_a_dump_is_never_read(tmp_path) -> None:
     assert "undefined entity" in records[0].detail
 
 
-@pytest.mark.parametrize("command", ["build", "classes"])
+@pytest.mark.parametrize("command", [pytest.param("build", marks=pytest.mark.slow), "classes"])
 def test_utf16_billion_laughs_is_refused_at_once_in_one_line(tmp_path, command) -> None:
     owl = tmp_path / "laughs.owl"
     owl.write_bytes(laughs_in("UTF-16"))
@@ -169,6 +169,7 @@ def test_classes_of_a_1000_deep_ontology_print_without_a_traceback(tmp_path, cyc
         assert warnings == []
 
 
+@pytest.mark.slow
 def test_redirect_hops_over_100_is_refused_in_one_line(tmp_path) -> None:
     result, seconds = timed("build", "--demo", "--out", str(tmp_path / "out"), "--redirect-hops", "1000", timeout=60)
     assert result.returncode == 2
@@ -197,6 +198,7 @@ def test_a_deeply_nested_sparql_answer_is_one_line() -> None:
             check_endpoint(SparqlConfig(endpoint.url, retries=0, backoff=0.001))
 
 
+@pytest.mark.slow
 def test_build_against_an_endpoint_answering_200k_deep_json_fails_in_one_line(tmp_path) -> None:
     with ScriptedEndpoint(lambda n, q: (200, {}, deep_json(200_000), 0.0)) as endpoint:
         result = wikisilver("build", "--demo", "--out", str(tmp_path / "out"), "--sparql", endpoint.url,

@@ -16,7 +16,7 @@ from packaging.requirements import Requirement
 from conftest import REPO
 from tool_support import TRAINING_CONLL, one_error_line, wikisilver, write_corpus
 
-TEST_STACK = {"pytest", "hypothesis", "oxigraph", "moto", "spacy", "datasets", "boto3", "matplotlib"}
+TEST_STACK = {"pytest", "pytest-xdist", "hypothesis", "oxigraph", "moto", "spacy", "datasets", "boto3", "matplotlib"}
 
 
 def _name(requirement: str) -> str:
@@ -44,7 +44,7 @@ def test_a_plain_install_pulls_no_test_stack():
     extras = project["optional-dependencies"]
     assert {_name(r) for r in extras["report"]} == {"matplotlib"}
     assert {_name(r) for r in extras["spacy"]} == {"spacy"}
-    assert {_name(r) for r in extras["test"]} >= {"pytest", "matplotlib", "spacy", "datasets", "moto"}
+    assert {_name(r) for r in extras["test"]} >= {"pytest", "pytest-xdist", "matplotlib", "spacy", "datasets", "moto"}
 
 
 # Runs the CLI as if a package were not installed (an import of it fails, as for a plain install).
@@ -72,12 +72,14 @@ def test_a_missing_extra_is_named_in_one_line_before_work(tmp_path):
     assert not (tmp_path / "c.spacy").exists()
 
 
-@pytest.mark.parametrize("command", ["build", "tag", "train", "export"])
+# One process per command: one in the developer loop, all in the full run.
+@pytest.mark.parametrize("command", ["build"] + [pytest.param(c, marks=pytest.mark.slow) for c in ("tag", "train", "export")])
 def test_version_after_a_command(command):
     done = wikisilver(command, "--version")
     assert done.returncode == 0 and re.fullmatch(r"wikisilver \d+\.\d+\.\d+\S*\n", done.stdout), done
 
 
+@pytest.mark.slow
 def test_tagset_fine_is_for_gold_files_and_refused_for_ours_before_work(tmp_path):
     corpus = write_corpus(tmp_path / "corpus")
     part = sorted((corpus / "parquet").glob("*.parquet"))[0]

@@ -92,6 +92,7 @@ def test_old_rule_names_switch_their_rule_off():
     assert "inflected_name" not in {r.name for stage in Stage for r in config.rules(stage)}
 
 
+@pytest.mark.slow
 def test_the_build_accepts_an_old_rule_name(tmp_path):
     from wikisilver.cli import main
 

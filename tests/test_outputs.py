@@ -190,7 +190,9 @@ def test_parquet_and_models_need_a_regular_file(corpus, model, tmp_path):
     assert line.endswith("is a named pipe: a model needs a regular file to write; name a file")
 
 
-@pytest.mark.parametrize("command", ["export", "split", "tag", "gazetteers", "train", "report", "evaluate", "download"])
+# A process per command: two in the developer loop, all in the full run.
+@pytest.mark.parametrize("command", ["export", "train"] + [pytest.param(c, marks=pytest.mark.slow) for c in
+                                                           ("split", "tag", "gazetteers", "report", "evaluate", "download")])
 def test_an_unwritable_destination_fails_before_the_input_is_read(model, tmp_path, command):
     """Each command names its destination in one line, exit 2, though its input does not even
     exist: the destination is checked first."""

@@ -337,6 +337,7 @@ def build_args(out: Path, *extra: str) -> list[str]:
     return ["build", "--demo", "--out", str(out), "--progress-interval", "0", *extra]
 
 
+@pytest.mark.slow
 def test_cli_refuses_an_out_holding_the_users_files(tmp_path) -> None:
     out = tmp_path / "out"
     write(out, USER_FILES)
@@ -346,6 +347,7 @@ def test_cli_refuses_an_out_holding_the_users_files(tmp_path) -> None:
     assert snapshot(out) == before
 
 
+@pytest.mark.slow
 def test_cli_refuses_inputs_inside_out_before_any_work(tmp_path) -> None:
     out = tmp_path / "out"
     write(out, {"in/notes.txt": "mine"})
@@ -364,6 +366,7 @@ def test_cli_refuses_inputs_inside_out_before_any_work(tmp_path) -> None:
     assert snapshot(out) == before  # not even a lock file was made
 
 
+@pytest.mark.slow
 def test_cli_refuses_an_out_that_links_to_a_system_folder(tmp_path) -> None:
     root = tmp_path / "root"  # stands for /: the subprocess is told so; the real root is never tried
     write(root, {"README.md": "the system's", "tsv/keep.tsv": "the system's", "etc/passwd": "x"})
@@ -382,6 +385,7 @@ def test_cli_refuses_an_out_that_links_to_a_system_folder(tmp_path) -> None:
     assert snapshot(root) == before and list(home.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_cli_refuses_a_lock_file_that_is_a_symlink(tmp_path) -> None:
     out, precious = tmp_path / "out", tmp_path / "precious.txt"
     out.mkdir()

@@ -22,10 +22,9 @@ DEMO_DUMP, DEMO_TYPES = demo_inputs()
 
 
 @pytest.fixture(scope="module")
-def demo_reference(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("reference") / "out"
-    assert main(["build", "--demo", "--out", str(out)]) == 0
-    return out
+def demo_reference(demo_corpus) -> Path:
+    """The demo corpus of the default build, which the other ways of reading must reproduce."""
+    return demo_corpus
 
 
 @pytest.mark.slow

@@ -26,6 +26,9 @@ import pytest
 from build_support import read_corpus, read_stats
 from wikisilver.cli import main
 
+# Every test reads a corpus built through a job service started here: a whole build each run.
+pytestmark = pytest.mark.slow
+
 STARTUP_SECONDS = 60  # importing Beam in a fresh interpreter takes a few seconds on a busy machine
 
 
@@ -90,7 +93,6 @@ def portable_corpus(tmp_path_factory, job_service) -> Path:
     return out
 
 
-@pytest.mark.slow
 def test_portable_run_went_through_the_job_service(portable_corpus, job_service):
     _, log = job_service
     text = log.read_text(errors="replace")

@@ -25,16 +25,21 @@ EVIL_TARGET = '"><img src=x onerror=alert(2)>'
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("report") / "demo"
-    assert cli.main(["-q", "build", "--demo", "--out", str(out)]) == 0
+def demo(demo_corpus) -> Path:
+    return demo_corpus
+
+
+@pytest.fixture(scope="module")
+def demo_report(demo, tmp_path_factory) -> Path:
+    """The demo's report, written outside the shared demo corpus."""
+    out = tmp_path_factory.mktemp("report") / "demo.report.html"
+    assert cli.main(["report", str(demo), "--out", str(out)]) == 0
     return out
 
 
 @pytest.fixture(scope="module")
-def demo_html(demo) -> str:
-    assert cli.main(["report", str(demo)]) == 0
-    return demo.with_name("demo.report.html").read_text(encoding="utf-8")
+def demo_html(demo_report) -> str:
+    return demo_report.read_text(encoding="utf-8")
 
 
 def _stats(corpus: Path) -> dict:
@@ -155,7 +160,7 @@ def _chromium() -> str | None:
     return None
 
 
-def test_report_renders_in_a_headless_browser(demo, demo_html, tmp_path):
+def test_report_renders_in_a_headless_browser(demo_report, demo_html, tmp_path):
     browser = _chromium()
     if browser is None:
         pytest.skip("no chromium on PATH (apt-get install chromium) to render the report headless")
@@ -163,7 +168,7 @@ def test_report_renders_in_a_headless_browser(demo, demo_html, tmp_path):
     subprocess.run(
         [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}",
-         f"--screenshot={shot}", "--window-size=1200,3000", demo.with_name("demo.report.html").as_uri()],
+         f"--screenshot={shot}", "--window-size=1200,3000", demo_report.as_uri()],
         check=True, capture_output=True, timeout=120,
     )
     data = shot.read_bytes()
@@ -171,7 +176,7 @@ def test_report_renders_in_a_headless_browser(demo, demo_html, tmp_path):
     dom = subprocess.run(
         [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}",
-         "--dump-dom", demo.with_name("demo.report.html").as_uri()],
+         "--dump-dom", demo_report.as_uri()],
         check=True, capture_output=True, timeout=120, text=True,
     ).stdout
     # The browser parsed the whole page: every table, plot and sample sentence is in its DOM.
@@ -180,14 +185,14 @@ def test_report_renders_in_a_headless_browser(demo, demo_html, tmp_path):
     assert dom.count('<div class="sentence">') == 10
 
 
-def test_report_fits_a_normal_screen_width(demo, tmp_path):
+def test_report_fits_a_normal_screen_width(demo_html, tmp_path):
     """At 1280 px the page needs no horizontal scrolling: every table, figure and sample sentence
     fits the window (measured by the browser itself on a copy of the page)."""
     browser = _chromium()
     if browser is None:
         pytest.skip("no chromium on PATH (apt-get install chromium) to render the report headless")
     probe = tmp_path / "probe.html"
-    html = demo.with_name("demo.report.html").read_text(encoding="utf-8")
+    html = demo_html
     measure = ("<script>window.addEventListener('load', () => document.body.setAttribute('data-overflow',"
                " document.documentElement.scrollWidth - window.innerWidth));</script>")
     probe.write_text(html.replace("</body>", measure + "</body>"), encoding="utf-8")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import bz2
-import collections
 import gzip
 import logging
 from pathlib import Path
@@ -106,18 +105,6 @@ def test_resource_title_languages() -> None:
     assert resource_title("http://hu.dbpedia.org/resource/K%C3%B6ln") == ("hu", "Köln")
     assert resource_title("http://wikidata.dbpedia.org/resource/Q64") is None
     assert resource_title("http://yago-knowledge.org/resource/Berlin") is None
-
-
-@pytest.fixture(scope="module")
-def real_types() -> dict[str, tuple[TripleReadStats, dict[str, list[str]]]]:
-    result = {}
-    for name in (TYPES_100K, TYPES_111K):
-        stats = TripleReadStats()
-        classes: dict[str, list[str]] = collections.defaultdict(list)
-        for title, cls in iter_instance_types(str(shared_file(name)), stats):
-            classes[title].append(cls)
-        result[name] = (stats, classes)
-    return result
 
 
 @pytest.mark.slow

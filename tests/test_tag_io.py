@@ -143,17 +143,25 @@ def test_tag_reads_standard_input_and_writes_standard_output(model, tmp_path):
     assert list(tmp_path.iterdir()) == []  # nothing named "-" anywhere
 
 
-@pytest.mark.parametrize("name, fmt, text", [
+INPUTS = [
     ("in.conllu", "conllu", CONLLU),
     ("in.conll", "conll2003", TRAINING_CONLL),
     ("in.conll", "conll2003", TRAINING_CONLL.split("\n", 2)[2]),  # without -DOCSTART-
     ("in.jsonl", "jsonl", '{"text": "John lives in Paris."}\n{"tokens": ["Mary", "works", "at", "Google"]}\n'),
     ("in.txt", "text", '<doc id="12" url="https://x" title="Anarchism">\nJohn lives in Paris.\n</doc>\n'),
-])
+]
+
+
+@pytest.mark.parametrize("name, fmt, text", INPUTS)
+def test_standard_input_is_sniffed_as_its_format(name, fmt, text):
+    assert sniff_format(text.encode("utf-8")) == fmt
+
+
+# Two processes per format: the first format in the developer loop, every format in the full run.
+@pytest.mark.parametrize("name, fmt, text", INPUTS[:1] + [pytest.param(*i, marks=pytest.mark.slow) for i in INPUTS[1:]])
 def test_standard_input_is_tagged_as_the_same_file_is(model, tmp_path, name, fmt, text):
     source = tmp_path / name
     source.write_text(text, encoding="utf-8")
-    assert sniff_format(text.encode("utf-8")) == fmt
     from_file = wikisilver("tag", str(source), "--model", str(model), "--out", "-")
     from_stdin = wikisilver("tag", "-", "--model", str(model), "--out", "-", stdin=text)
     assert from_file.returncode == 0 and from_stdin.returncode == 0, from_stdin.stderr

@@ -240,18 +240,14 @@ REAL_TITLES = {
 
 
 @pytest.fixture(scope="module")
-def real_typing():
+def real_typing(real_types):
     from conftest import ONTOLOGY as ONTOLOGY_FILE, TYPES_100K, TYPES_111K, shared_file
-    from wikisilver.entities.rdf import iter_instance_types
     from wikisilver.ontology import load_ontology
 
     ontology = load_ontology(str(shared_file(ONTOLOGY_FILE)))
     table = resolve_classes(ontology)
-    claims: dict[str, list[tuple[str, int]]] = {title: [] for title in REAL_TITLES}
-    for origin, name in enumerate((TYPES_100K, TYPES_111K)):
-        for title, cls in iter_instance_types(str(shared_file(name))):
-            if title in claims:
-                claims[title].append((cls, origin))
+    claims = {title: [(cls, origin) for origin, name in enumerate((TYPES_100K, TYPES_111K))
+                      for cls in real_types[name][1].get(title, ())] for title in REAL_TITLES}
     return {title: type_title(title, TitleEvidence(types=tuple(found)), "en", ontology, table)
             for title, found in claims.items()}
 
