@@ -28,8 +28,8 @@ from wikisilver.config import BuildConfig, multistream_indexes, siteinfo_languag
 from wikisilver.corpus.card import dataset_card
 from wikisilver.corpus.write import write_json_atomic, write_text_atomic
 from wikisilver.dump import wiki_namespaces
-from wikisilver.errors import WikisilverError
-from wikisilver.health import CorpusRejected, coverage_warnings, dominant_reject, reject_example
+from wikisilver.errors import AlreadyBuilt, CorpusRejected, WikisilverError
+from wikisilver.health import coverage_warnings, dominant_reject, reject_example
 from wikisilver.entities import sources
 from wikisilver.entities.sources import Source
 from wikisilver.labels import LabelConfig
@@ -42,7 +42,6 @@ from wikisilver.pipelines.label import LabelSentences, SecondPassModel
 from wikisilver.pipelines.read import ReadPages
 from wikisilver.pipelines.redirects import ResolveRedirects
 from wikisilver.pipelines.runner import (
-    AlreadyBuilt,
     class_table,
     comparable_config,
     config_record,

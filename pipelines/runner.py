@@ -30,7 +30,7 @@ from wikisilver import dump as dumplib
 from wikisilver import paths
 from wikisilver.config import BuildConfig
 from wikisilver.engines import normalize_runner
-from wikisilver.errors import WikisilverError
+from wikisilver.errors import PipelineFailed, WikisilverError
 from wikisilver.fingerprint import digest_of, digests, fingerprints
 from wikisilver.pipelines.common import NAMESPACE
 
@@ -64,10 +64,6 @@ def dump_record(path: str, sha256: str = "") -> dict:
         record["siteinfo_error"] = str(error)
     record["dump_date"] = dumplib.wiki_date_from_name(path)
     return record
-
-
-class PipelineFailed(WikisilverError):
-    """The Beam job failed: the one line that says why (the worker traceback is in the log)."""
 
 
 # Counters logged while a remote job runs; a name also sums its parts ("pages_rejected.parse_error").
@@ -253,14 +249,6 @@ def _root_cause(error: BaseException) -> str:
     while error.__cause__ is not None or error.__context__ is not None:
         error = error.__cause__ or error.__context__
     return f"{type(error).__name__}: {str(error).strip().splitlines()[-1] if str(error).strip() else ''}"[:500]
-
-
-class AlreadyBuilt(Exception):
-    """--out holds a finished corpus of the same inputs and configuration: nothing to do."""
-
-    def __init__(self, stats: dict) -> None:
-        super().__init__("already built")
-        self.stats = stats
 
 
 def config_record(config: BuildConfig) -> dict:
