@@ -8,6 +8,10 @@ sentence that ends in the corpus.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from wikisilver.rejects import RejectReason
 
 
 @dataclass(frozen=True)
@@ -30,7 +34,7 @@ class PageReject:
     """A page (or a piece of a dump) that could not be processed, with why: the dead letter."""
 
     source: str
-    reason: str  # short machine-readable reason, e.g. "truncated", "xml_error", "over_budget"
+    reason: RejectReason  # why: one of the reasons of wikisilver.rejects (a str, as written)
     detail: str = ""  # human-readable detail (exception message)
     page_id: int | None = None
     title: str | None = None
