@@ -29,8 +29,8 @@ from wikisilver.config.derived import multistream_indexes, siteinfo_language, ty
 from wikisilver.corpus.card import dataset_card
 from wikisilver.corpus.write import write_json_atomic, write_text_atomic
 from wikisilver.dump import wiki_namespaces
-from wikisilver.errors import WikisilverError
-from wikisilver.health import CorpusRejected, coverage_warnings, dominant_reject, reject_example
+from wikisilver.errors import AlreadyBuilt, CorpusRejected, WikisilverError
+from wikisilver.health import coverage_warnings, dominant_reject, reject_example
 from wikisilver.labels import LabelConfig
 from wikisilver.lock import output_lock
 from wikisilver.manifest import build_manifest
@@ -48,7 +48,7 @@ from wikisilver.pipelines.typing import TypeRequestedTitles
 from wikisilver.pipelines.wiki_evidence import ReadWikiEvidence
 from wikisilver.pipelines.write import WriteCorpus, WriteRejects, part_name
 from wikisilver.languages import language_pack
-from wikisilver.rerun import AlreadyBuilt, finished_same_build, input_fingerprints, recorded_fingerprints
+from wikisilver.rerun import finished_same_build, input_fingerprints, recorded_fingerprints
 from wikisilver.stats import make_stats
 
 OUTPUT_DIRS = CORPUS.dirs

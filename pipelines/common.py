@@ -1,5 +1,5 @@
 """What every stage of the jobs shares: the names of the side outputs, the one way to count a
-thing, and the per-worker progress lines.
+thing, and the one error policy of a step on one page (:func:`guarded`).
 
 A DoFn counts what stats.json reports with ``yield count(name)``: one call increments the live
 Beam counter ``name`` (what a Dataflow or Flink UI and the progress lines show) and emits
@@ -10,14 +10,15 @@ lose or repeat counter updates on retries; data it cannot). Both carry the same 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import NamedTuple, TypeVar
 
 import apache_beam as beam
 from apache_beam.metrics import Metrics
 from apache_beam.pvalue import PCollection
 
-from wikisilver.records import PageReject
+from wikisilver.records import Article, Page, PageReject
+from wikisilver.rejects import PageStep, page_reject, run_page
 
 NAMESPACE = "wikisilver"
 REJECTS = "rejects"
@@ -44,10 +45,28 @@ def counts(values: Mapping[str, int]) -> beam.pvalue.TaggedOutput:
     return beam.pvalue.TaggedOutput(COUNTS, dict(values))
 
 
-def reject(record: PageReject) -> Iterator[beam.pvalue.TaggedOutput]:
-    """A dead letter and its count, ``pages_rejected.<reason>``: ``yield from reject(...)``."""
-    yield count(f"pages_rejected.{record.reason}")
+def reject(record: PageReject, counted: Mapping[str, int] | None = None) -> Iterator[beam.pvalue.TaggedOutput]:
+    """A dead letter and its count, ``pages_rejected.<reason>`` (the reader's: ``counted``, which
+    tells a rejected page from a stream error): ``yield from reject(...)``."""
+    yield counts({f"pages_rejected.{record.reason}": 1} if counted is None else counted)
     yield beam.pvalue.TaggedOutput(REJECTS, record)
+
+
+def guarded(
+    page: Page | Article, step: PageStep, max_seconds: float | None, work: Callable[[float | None], Iterable]
+) -> Iterator:
+    """The one dead-letter wrapper of every DoFn that works on one page: ``work(deadline)``'s
+    outputs when it ends within the page's time budget (``max_seconds``, ``--page-timeout``), else
+    only the page's :func:`reject`, ``over_budget`` or ``step``'s error reason
+    (:func:`wikisilver.rejects.run_page`): a page never kills the run, and never passes half.
+    ``work`` may check ``deadline`` (a ``time.perf_counter()`` value) on its way. Its outputs
+    (``count()`` among them: stats.json's counts) are held until it has ended and dropped if the
+    page fails; a live counter or progress line it moves on the way is not taken back."""
+    outcome = run_page(step, max_seconds, lambda deadline: list(work(deadline)))
+    if outcome.reason is not None:
+        yield from reject(page_reject(page, outcome.reason, outcome.detail))
+        return
+    yield from outcome.value
 
 
 Inputs = TypeVar("Inputs", bound=tuple)

@@ -1,7 +1,9 @@
 """The ``wikisilver entities`` job: step 1 alone, the resolved entity table of a dump.
 
 Writes ``entities/part-*.tsv`` or ``.parquet`` (title, dbpedia_class, conll, fine, source, aliases) so that
-later builds can reuse it with ``--entities DIR``, skipping the DBpedia inputs.
+later builds can reuse it with ``--entities DIR``, skipping the DBpedia inputs; and, as a build
+does, the pages it could not read or parse in ``rejects/`` and what became of every page in
+``stats.json`` (``wikisilver.stats.page_stats``: read = used + skipped + rejected).
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ from wikisilver.manifest import config_record
 from wikisilver.ontology import class_table
 from wikisilver.ownership import ENTITY_TABLE, commit, place, prepare_output, staged
 from wikisilver.pipelines.stats import WriteCounts, read_counts
+from wikisilver.pipelines.write import WriteRejects
+from wikisilver.corpus.write import write_json_atomic
+from wikisilver.stats import page_stats
 from wikisilver.pipelines.typing import TypeEveryTitle
 from wikisilver.pipelines.wiki_evidence import ReadWikiEvidence
 
@@ -45,7 +50,8 @@ class _WriteEntityPart(beam.DoFn):
 
 
 def run_entities(config: EntitiesConfig) -> dict:
-    """Run the typing stage over the dump(s) and entity sources; returns counts by source and tag."""
+    """Run the typing stage over the dump(s) and entity sources; returns its stats.json: what became
+    of the pages (``wikisilver.stats.page_stats``), the titles by source and tag."""
     out = paths.absolute(config.out)
     classes = class_table(config.ontology)  # before the output is touched: a bad ontology fails here
     with output_lock(out):
@@ -66,15 +72,22 @@ def _run_entities(config: EntitiesConfig, out: str, classes) -> dict:
             )
             wiki = pcollections(parsed) | "WikiEvidence" >> ReadWikiEvidence(config)
             evidence = pcollections(wiki) | "GatherEvidence" >> GatherEvidence(config)
-            (
+            table_counts = (
                 evidence.inputs()
                 | "TypeEntities" >> TypeEveryTitle(config.lang, ontology, table)
                 | "Typed" >> beam.Filter(lambda kv: kv[1].entity is not None)
                 | "KeyByShard" >> beam.Map(lambda kv: (zlib.crc32(kv[0].encode()) % shards, kv[1]))
                 | "Group" >> beam.GroupByKey()
                 | "Write" >> beam.ParDo(_WriteEntityPart(parts, shards, suffix))
-                | "Counts" >> WriteCounts(staging)
             )
+            # The articles are what this job uses its pages for (their flags and infoboxes).
+            used = parsed.articles | "PagesUsed" >> beam.Map(lambda _article: {"pages_used": 1})
+            rejects = (read.rejects, parsed.rejects) | "AllRejects" >> beam.Flatten()
+            rejects | "WriteRejects" >> WriteRejects(staging, shards)
+            counted = [read.counts, parsed.counts, used, table_counts]
+            if evidence.counts is not None:  # what reading the SQL tables and types files skipped
+                counted.append(evidence.counts)
+            tuple(counted) | "AllCounts" >> beam.Flatten() | "WriteCounts" >> WriteCounts(staging)
 
         run_pipeline(PipelineOptions(list(config.beam_args)), construct, config.progress_interval)
         written = {paths.basename(path) for path in paths.listdir(parts)}  # one listing, not a lookup a part
@@ -88,5 +101,8 @@ def _run_entities(config: EntitiesConfig, out: str, classes) -> dict:
         "titles_by_source": {k[7:]: v for k, v in sorted(counts.items()) if k.startswith("source.")},
         "titles_by_tag": {k[4:]: v for k, v in sorted(counts.items()) if k.startswith("tag.")},
     }
+    stats = {**page_stats(counts), **summary,
+             "input_problems": {k[15:]: v for k, v in sorted(counts.items()) if k.startswith("input_problems.") and v}}
+    write_json_atomic(paths.join(out, "stats.json"), stats)
     commit(output, {"tool": "wikisilver entities", "config": config_record(config), **summary})
-    return summary
+    return stats

@@ -10,9 +10,10 @@ import apache_beam as beam
 from apache_beam.pvalue import PCollection
 
 from wikisilver import wikitext
-from wikisilver.pipelines.common import COUNTS, REJECTS, count, counter, reject
+from wikisilver.pipelines.common import COUNTS, REJECTS, count, counter, guarded
 from wikisilver.progress import Progress
-from wikisilver.records import Article, Page, PageFlags, PageReject
+from wikisilver.records import Article, Page, PageFlags
+from wikisilver.rejects import PARSING
 from wikisilver.entities.infobox import infobox_class, load_infobox_mappings
 from wikisilver.titles import normalize_title
 
@@ -21,7 +22,8 @@ class _RoutePage(beam.DoFn):
     """Split pages into articles, redirects, disambiguation pages and skipped namespaces.
 
     The text checks run inside the page budget: a page over ``max_chars`` goes on unread (the
-    cleaning step rejects it), one whose checks outlast ``max_seconds`` is rejected here."""
+    cleaning step rejects it), one whose checks outlast ``max_seconds`` or fail is rejected here
+    (the one policy: ``guarded``)."""
 
     def __init__(self, lang: str, max_chars: int, max_seconds: float | None) -> None:
         self.lang, self.max_chars, self.max_seconds = lang, max_chars, max_seconds
@@ -32,13 +34,8 @@ class _RoutePage(beam.DoFn):
             yield count("pages_skipped.namespace")
             return
         yield beam.pvalue.TaggedOutput("page_titles", (page.page_id, title))
-        try:
-            kind, target = wikitext.page_kind(
-                page.text, self.lang, self.max_chars, self.max_seconds, redirect=page.redirect)
-        except wikitext.WikitextBudgetError as error:
-            yield from reject(_reject(page, error))
-            return
-        yield from route(page, title, kind, target)
+        yield from guarded(page, PARSING, self.max_seconds, lambda _deadline: route(page, title, *wikitext.page_kind(
+            page.text, self.lang, self.max_chars, self.max_seconds, redirect=page.redirect)))
 
 
 def route(page: Page, title: str, kind: str, target: str | None) -> Iterator:
@@ -55,8 +52,35 @@ def route(page: Page, title: str, kind: str, target: str | None) -> Iterator:
         yield page
 
 
+class _InfoboxClass(beam.DoFn):
+    """An article -> the article, passed on to be cleaned, and, with --infobox-mappings,
+    (title, DBpedia class of its first mapped infobox) as "infobox". An article whose templates
+    outlast the page budget or fail to read is rejected here (``guarded``), and not cleaned: a
+    page is rejected once, or used."""
+
+    def __init__(self, directory: str, max_chars: int, max_seconds: float | None) -> None:
+        self.directory, self.max_chars, self.max_seconds = directory, max_chars, max_seconds
+
+    def setup(self) -> None:
+        self.mappings = load_infobox_mappings(self.directory)
+
+    def process(self, page: Page) -> Iterator:
+        if len(page.text) > self.max_chars:  # over the page budget: a reject of the cleaning step
+            yield page
+            return
+        yield from guarded(page, PARSING, self.max_seconds, lambda deadline: self.typed(page, deadline))
+
+    def typed(self, page: Page, deadline: float | None) -> list:
+        cls = infobox_class(wikitext.template_names(page.text, deadline), self.mappings)
+        if not cls:
+            return [page]
+        counter("typed_by_infobox").inc()
+        return [beam.pvalue.TaggedOutput("infobox", (normalize_title(page.title), cls)), page]
+
+
 class _CleanArticle(beam.DoFn):
-    """Wikitext -> clean text with link spans, within a size and time budget; failures to rejects."""
+    """Wikitext -> clean text with link spans, within a size and time budget; failures to rejects
+    (``guarded``)."""
 
     def __init__(self, options: Mapping[str, object], progress_interval: float) -> None:
         self.options = dict(options)  # the keyword arguments of clean_wikitext
@@ -66,46 +90,15 @@ class _CleanArticle(beam.DoFn):
         self.progress = Progress("clean", "articles", self.progress_interval)
 
     def process(self, page: Page) -> Iterator:
-        try:
-            clean = wikitext.clean_wikitext(page.text, **self.options)
-        except Exception as error:  # a corrupt page never kills a run: dead-letter it
-            yield from reject(_reject(page, error))
-            return
+        yield from guarded(page, PARSING, self.options["max_seconds"], lambda _deadline: self.cleaned(page))
+
+    def cleaned(self, page: Page) -> list:
+        clean = wikitext.clean_wikitext(page.text, **self.options)
         if not clean.text.strip():
-            yield count("pages_skipped.empty_text")
-            return
+            return [count("pages_skipped.empty_text")]
         counter("articles_cleaned").inc()
         self.progress.add()
-        yield Article(page.page_id, normalize_title(page.title), clean.text, clean.links)
-
-
-class _InfoboxClass(beam.DoFn):
-    """An article -> (title, DBpedia class of its first mapped infobox), with --infobox-mappings."""
-
-    def __init__(self, directory: str, max_chars: int) -> None:
-        self.directory, self.max_chars = directory, max_chars
-
-    def setup(self) -> None:
-        self.mappings = load_infobox_mappings(self.directory)
-
-    def process(self, page: Page) -> Iterator[tuple[str, str]]:
-        if len(page.text) > self.max_chars:  # over the page budget: a reject of the cleaning step
-            return
-        cls = infobox_class(wikitext.template_names(page.text), self.mappings)
-        if cls:
-            counter("typed_by_infobox").inc()
-            yield normalize_title(page.title), cls
-
-
-def _reject(page: Page, error: Exception) -> PageReject:
-    if isinstance(error, wikitext.WikitextBudgetError):
-        reason, detail = "over_budget", str(error)
-    else:
-        reason, detail = "parse_error", f"{type(error).__name__}: {error}"
-    return PageReject(
-        source=page.source, reason=reason, detail=detail[:500], page_id=page.page_id,
-        title=page.title, offset=page.offset, snippet=page.text[:200],
-    )
+        return [Article(page.page_id, normalize_title(page.title), clean.text, clean.links)]
 
 
 class Extracted(NamedTuple):
@@ -144,13 +137,18 @@ class ExtractArticles(beam.PTransform):
         ).with_outputs(REJECTS, COUNTS, "redirects", "flags", "page_titles", main="articles")
         options = {"lang": self.lang, "namespaces": self.namespaces, "max_chars": self.max_chars,
                    "max_seconds": self.max_seconds}
-        cleaned = routed.articles | "Clean" >> beam.ParDo(
+        articles, infobox, steps = routed.articles, None, [routed]
+        if self.infobox_dir:
+            typed = articles | "Infobox" >> beam.ParDo(
+                _InfoboxClass(self.infobox_dir, self.max_chars, self.max_seconds)
+            ).with_outputs(REJECTS, COUNTS, "infobox", main="articles")
+            articles, infobox = typed.articles, typed.infobox
+            steps.append(typed)
+        cleaned = articles | "Clean" >> beam.ParDo(
             _CleanArticle(options, self.progress_interval)
         ).with_outputs(REJECTS, COUNTS, main="articles")
-        infobox = None
-        if self.infobox_dir:
-            infobox = routed.articles | "Infobox" >> beam.ParDo(_InfoboxClass(self.infobox_dir, self.max_chars))
-        counted = (routed[COUNTS], cleaned[COUNTS]) | "ExtractCounts" >> beam.Flatten()
-        rejects = (routed[REJECTS], cleaned[REJECTS]) | "ExtractRejects" >> beam.Flatten()
+        steps.append(cleaned)
+        counted = tuple(step[COUNTS] for step in steps) | "ExtractCounts" >> beam.Flatten()
+        rejects = tuple(step[REJECTS] for step in steps) | "ExtractRejects" >> beam.Flatten()
         return Extracted(cleaned.articles, routed.redirects, routed.flags, routed.page_titles,
                          infobox, rejects, counted)

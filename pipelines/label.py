@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
@@ -11,15 +10,16 @@ from apache_beam.pvalue import PCollection
 from apache_beam.utils.shared import Shared
 
 from wikisilver.labels import LabelConfig, Labeller
+from wikisilver.labels.labeller import ArticleResult
 from wikisilver.labels.second_pass import DEFAULT_THRESHOLD, SecondPass
 from wikisilver.ner import seam
 from wikisilver.packed import pack, unpack
 from wikisilver.text import get_processor
-from wikisilver.pipelines.common import COUNTS, REJECTS, counts, reject
+from wikisilver.pipelines.common import COUNTS, REJECTS, counts, guarded, reject
 from wikisilver.progress import Progress
 from wikisilver.pipelines.redirects import ArticleTarget, article_key
 from wikisilver.records import Article, PageReject, TargetInfo
-from wikisilver.wikitext import WikitextBudgetError
+from wikisilver.rejects import LABELLING, RejectReason
 
 
 def split_targets(joined: Iterable[ArticleTarget]) -> tuple[dict[str, TargetInfo], TargetInfo | None]:
@@ -37,7 +37,7 @@ def split_targets(joined: Iterable[ArticleTarget]) -> tuple[dict[str, TargetInfo
 def duplicate_rejects(page_id: int, duplicates: Iterable[Article]) -> Iterator[PageReject]:
     """Articles read under a page id already taken (the first by text is kept)."""
     for duplicate in duplicates:
-        yield PageReject(source="", reason="duplicate_page_id", page_id=page_id, title=duplicate.title,
+        yield PageReject(source="", reason=RejectReason.DUPLICATE_PAGE_ID, page_id=page_id, title=duplicate.title,
                          detail=f"page id {page_id} with this title read twice (duplicate page in the dump)")
 
 
@@ -52,20 +52,9 @@ def ids_taken(element: tuple[int, Iterable[str]]) -> Iterator[tuple[tuple[int, s
 
 def id_taken_rejects(page_id: int, articles: Iterable[Article], keeper: str) -> Iterator[PageReject]:
     for article in articles:
-        yield PageReject(source="", reason="duplicate_page_id", page_id=page_id, title=article.title,
+        yield PageReject(source="", reason=RejectReason.DUPLICATE_PAGE_ID, page_id=page_id, title=article.title,
                          detail=f"page id {page_id} is also the id of the page {keeper!r}, which keeps it "
                                 "(page ids are unique in the corpus)")
-
-
-def label_error(page_id: int, article: Article, error: Exception) -> PageReject:
-    """The reject of an article the labeller failed on: ``over_budget`` (over the page's time
-    budget, as the cleaning step says it) or ``label_error``."""
-    if isinstance(error, WikitextBudgetError):
-        reason, detail = "over_budget", str(error)
-    else:
-        reason, detail = "label_error", f"{type(error).__name__}: {error}"
-    return PageReject(source="", reason=reason, page_id=page_id, title=article.title,
-                      detail=detail[:500], snippet=article.text[:200])
 
 
 class SecondPassModel(NamedTuple):
@@ -124,15 +113,16 @@ def label_group(
     for longer than ``max_seconds``, the page's time budget, among them)."""
     for duplicate in duplicate_rejects(page_id, articles[1:]):
         yield from reject(duplicate)
-    try:
-        deadline = time.perf_counter() + max_seconds if max_seconds is not None else None
-        result = labeller.label_article(articles[0], *split_targets(targets), deadline=deadline)
-    except Exception as error:  # dead-letter, never kill the run
-        yield from reject(label_error(page_id, articles[0], error))
-        return
-    yield counts({**result.counts, "pages_used": result.counts.get("pages_used", 0) + 1})
+    yield from guarded(articles[0], LABELLING, max_seconds, lambda deadline: labelled(
+        labeller.label_article(articles[0], *split_targets(targets), deadline=deadline)))
+
+
+def labelled(result: ArticleResult) -> list:
+    """The outputs of a labelled article: its counts, and its kept sentences (one tuple)."""
+    found: list = [counts({**result.counts, "pages_used": result.counts.get("pages_used", 0) + 1})]
     if result.sentences:
-        yield tuple(result.sentences)
+        found.append(tuple(result.sentences))
+    return found
 
 
 class Labelled(NamedTuple):

@@ -10,9 +10,10 @@ from apache_beam.pvalue import PCollection
 
 from wikisilver import dump as dumplib
 from wikisilver.packed import pack, unpack
-from wikisilver.pipelines.common import COUNTS, REJECTS, count, counts
+from wikisilver.pipelines.common import COUNTS, REJECTS, count, reject
 from wikisilver.progress import Progress
 from wikisilver.records import PageReject
+from wikisilver.rejects import RejectReason
 
 
 class ReadResult(NamedTuple):
@@ -22,7 +23,7 @@ class ReadResult(NamedTuple):
 
 
 # Reasons that say the dump itself broke (where a page may be lost with it), not one page.
-STREAM_REASONS = frozenset({"truncated", "corrupt_stream"})
+STREAM_REASONS = frozenset({RejectReason.TRUNCATED, RejectReason.CORRUPT_STREAM})
 
 
 def read_reject_counts(reject: PageReject) -> dict[str, int]:
@@ -55,9 +56,8 @@ class _ReadDumpPart(beam.DoFn):
 
     def process_records(self, records: Iterable) -> Iterator:
         for record in records:
-            if isinstance(record, PageReject):
-                yield counts(read_reject_counts(record))
-                yield beam.pvalue.TaggedOutput(REJECTS, record)
+            if isinstance(record, PageReject):  # the reader dead-letters what it cannot read
+                yield from reject(record, read_reject_counts(record))
             else:
                 yield count("pages_read")
                 self.progress.add()

@@ -27,14 +27,10 @@ import apache_beam as beam
 from apache_beam.options.pipeline_options import PipelineOptions
 
 from wikisilver.engines import normalize_runner
-from wikisilver.errors import WikisilverError
+from wikisilver.errors import PipelineFailed, WikisilverError
 from wikisilver.pipelines.follow import JobFollower
 
 log = logging.getLogger(__name__)
-
-
-class PipelineFailed(WikisilverError):
-    """The Beam job failed: the one line that says why (the worker traceback is in the log)."""
 
 
 def run_pipeline(

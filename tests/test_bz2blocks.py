@@ -128,7 +128,7 @@ def test_garbage_between_streams_is_skipped_in_linear_time_and_bounded_memory(tm
         "from wikisilver.dump import iter_pages\n"
         f"records = list(iter_pages({str(path)!r}))\n"
         "print(sum(type(r).__name__ == 'Page' for r in records))\n"
-        "print(*[(r.reason, r.bytes_skipped) for r in records if type(r).__name__ == 'PageReject'])")
+        "print(*[(str(r.reason), r.bytes_skipped) for r in records if type(r).__name__ == 'PageReject'])")
     count, gap = printed.splitlines()
     # skipped: the garbage and the next stream's "BZh9" (read on from its first block's magic)
     assert count == "1200" and gap == f"('corrupt_stream', {(40 << 20) + 4})"

@@ -23,7 +23,8 @@ from test_hostile_runs import CLI_PEAK_RSS, billion_laughs, error_lines
 from test_sparql import ScriptedEndpoint
 from wikisilver.config.resolve import demo_inputs
 from wikisilver.dump import iter_pages
-from wikisilver.entities.sparql import MAX_JSON_DEPTH, SparqlConfig, SparqlError, check_endpoint, nests_deeper_than
+from wikisilver.errors import SparqlError
+from wikisilver.entities.sparql import MAX_JSON_DEPTH, SparqlConfig, check_endpoint, nests_deeper_than
 from wikisilver.errors import InputError
 from wikisilver.labels import Labeller
 from wikisilver.labels.aliases import AliasIndex

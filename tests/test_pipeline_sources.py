@@ -61,6 +61,27 @@ def test_entities_table_round_trip_gives_same_corpus(tmp_path, demo_reference):
     assert read_corpus(again) == read_corpus(demo_reference)
 
 
+@pytest.mark.slow
+def test_entities_job_writes_its_rejects_and_accounts_for_every_page(tmp_path, capsys):
+    # The real tinywiki dump cut inside its last page (Bodmin), as a download cut short is.
+    whole = shared_file("wikidumps/tinywiki-latest-pages-articles.xml").read_bytes()
+    dump = tmp_path / "tinywiki-latest-pages-articles.xml"
+    dump.write_bytes(whole[:whole.index(b"<title>Bodmin</title>") + 200])
+    table = tmp_path / "table"
+    assert main(["entities", "--dump", str(dump), "--lang", "en", "--types", DEMO_TYPES, "--out", str(table)]) == 0
+    assert "1 page(s) rejected, 1 stream error(s)" in capsys.readouterr().err
+    [reject] = [json.loads(line) for part in sorted((table / "rejects").glob("part-*.jsonl"))
+                for line in part.read_text().splitlines()]
+    assert (reject["reason"], reject["title"], reject["source"]) == ("truncated", "Bodmin", str(dump))
+    stats = json.loads((table / "stats.json").read_text())
+    check_accounting(stats)
+    assert (stats["pages_read"], stats["pages_used"]) == (8, 5)  # Hello, Toronto, Big Page, the duplicate title twice
+    assert stats["pages_skipped"] == {"disambiguation": 1, "redirect": 1}
+    assert stats["pages_rejected"] == {"truncated": 1} and stats["stream_errors"] == {"truncated": 1}
+    manifest = json.loads((table / "manifest.json").read_text())
+    assert "stats.json" in manifest["files"] and any(f.startswith("rejects/part-") for f in manifest["files"])
+
+
 def sql_dump(table: str, columns: list[str], rows: list[tuple]) -> str:
     def value(v):
         return "NULL" if v is None else str(v) if isinstance(v, int) else "'" + str(v).replace("'", "\\'") + "'"

@@ -193,7 +193,7 @@ def test_a_new_source_is_fingerprinted(tsv_source, base, tmp_path):
 @pytest.mark.slow
 def test_a_new_source_types_the_demo_build_and_reruns_on_change(monkeypatch, tmp_path):
     from wikisilver.pipelines.build import run_build
-    from wikisilver.rerun import AlreadyBuilt
+    from wikisilver.errors import AlreadyBuilt
 
     # The demo's types without the Volga, which the new source types instead: the same corpus.
     types = tmp_path / "types.nt"

@@ -20,7 +20,8 @@ from conftest import TYPES_100K, shared_file
 
 from wikisilver.errors import WikisilverError
 from wikisilver.entities.rdf import RDF_TYPE, iter_triples, resource_title
-from wikisilver.entities.sparql import SparqlConfig, SparqlError, check_endpoint, query_types, resource_iris, types_query
+from wikisilver.errors import SparqlError
+from wikisilver.entities.sparql import SparqlConfig, check_endpoint, query_types, resource_iris, types_query
 from wikisilver.titles import title_from_uri
 
 DBR = "http://dbpedia.org/resource/"

@@ -31,7 +31,7 @@ import pyarrow as pa
 from wikisilver import paths
 from wikisilver.corpus import read
 from wikisilver.corpus.schema import hf_feature_dict
-from wikisilver.errors import WikisilverError
+from wikisilver.errors import AlreadyBuilt, BuildProblems
 from wikisilver.records import LabelledSentence
 
 if TYPE_CHECKING:  # heavy or optional imports, only for the annotations
@@ -51,14 +51,6 @@ __all__ = [
     "load_corpus",
     "train",
 ]
-
-
-class BuildProblems(WikisilverError):
-    """``strict=True`` and the build rejected pages or hit stream errors (the corpus was written)."""
-
-    def __init__(self, message: str, stats: dict) -> None:
-        super().__init__(message)
-        self.stats = stats
 
 
 # --------------------------------------------------------------------------- build
@@ -100,7 +92,6 @@ def build(
     """
     from wikisilver.config import resolve_build
     from wikisilver.pipelines.build import run_build
-    from wikisilver.rerun import AlreadyBuilt
     from wikisilver.stats import describe_problems, page_problems
 
     config = resolve_build({

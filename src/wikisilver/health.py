@@ -68,20 +68,6 @@ def dominant_reject(stats: Mapping, max_share: float) -> RejectShare | None:
     return found if found.share > max_share else None
 
 
-class CorpusRejected(WikisilverError):
-    """A build in which one reject reason took more than ``--max-reject-share`` of the pages: the
-    corpus is not finished (no ``manifest.json``, no dataset card); the CLI exits 1."""
-
-    def __init__(self, out: str, found: RejectShare, max_share: float, example: str | None) -> None:
-        self.out, self.found, self.max_share = out, found, max_share
-        detail = f" (e.g. {example})" if example else ""
-        super().__init__(
-            f"{found.pages:,} of {found.candidates:,} pages ({found.share:.0%}) were rejected for "
-            f"{found.reason}{detail}, more than --max-reject-share {max_share:g} allows: the corpus in "
-            f"{out} is not finished (no manifest.json or README.md; its parts, stats.json and rejects/ are "
-            "left to inspect); fix the cause and run the build again")
-
-
 def reject_example(out: str, reason: str, max_lines: int = 10_000) -> str | None:
     """The title and detail of the first reject of ``reason`` in ``out/rejects/``, in one line."""
     seen = 0

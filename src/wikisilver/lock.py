@@ -36,15 +36,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from wikisilver import paths
-from wikisilver.errors import InputError
+from wikisilver.errors import InputError, OutputLocked
 
 LOCK_NAME = ".wikisilver.lock"
 HEARTBEAT_S = 60.0  # how often a run rewrites its lock object on an object store
 STALE_S = 600.0  # a lock object not rewritten for this long is a dead run's
-
-
-class OutputLocked(InputError):
-    """Another run holds the output directory."""
 
 
 def _holder(path: Path | str) -> str:

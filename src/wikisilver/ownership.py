@@ -51,7 +51,7 @@ class Layout:
 
 
 CORPUS = Layout(("tsv", "parquet", "rejects"), ("stats.json", "README.md", MANIFEST))  # wikisilver build
-ENTITY_TABLE = Layout(("entities",), (MANIFEST,))  # wikisilver entities
+ENTITY_TABLE = Layout(("entities", "rejects"), ("stats.json", MANIFEST))  # wikisilver entities
 _KNOWN_DIRS = frozenset((*CORPUS.dirs, *ENTITY_TABLE.dirs))  # the only places a manifest may own files in
 _KNOWN_FILES = frozenset((*CORPUS.files, *ENTITY_TABLE.files))
 # What a manifest of an earlier version (without "files") owns beyond what it names, by tool.

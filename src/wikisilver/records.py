@@ -8,7 +8,10 @@ sentence that ends in the corpus.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from wikisilver.rejects import RejectReason
 
 T = TypeVar("T")
 
@@ -47,7 +50,7 @@ class PageReject:
     """A page (or a piece of a dump) that could not be processed, with why: the dead letter."""
 
     source: str
-    reason: str  # short machine-readable reason, e.g. "truncated", "xml_error", "over_budget"
+    reason: RejectReason  # why: one of the reasons of wikisilver.rejects (a str, as written)
     detail: str = ""  # human-readable detail (exception message)
     page_id: int | None = None
     title: str | None = None

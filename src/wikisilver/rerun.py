@@ -1,6 +1,6 @@
 """The no-op rerun of ``wikisilver build``: is ``--out`` already a finished corpus of the same
 inputs (by content: wikisilver.fingerprint) and the same options? Then a scheduled rerun has
-nothing to do (:class:`AlreadyBuilt`); otherwise the options that differ are what a refusal to
+nothing to do (:class:`~wikisilver.errors.AlreadyBuilt`); otherwise the options that differ are what a refusal to
 overwrite names.
 
 What makes two builds the same build is :func:`comparable_config`, which manifest.json records
@@ -16,14 +16,6 @@ from dataclasses import asdict
 from wikisilver import paths
 from wikisilver.config import BuildConfig
 from wikisilver.fingerprint import digests, fingerprints
-
-
-class AlreadyBuilt(Exception):
-    """--out holds a finished corpus of the same inputs and configuration: nothing to do."""
-
-    def __init__(self, stats: dict) -> None:
-        super().__init__("already built")
-        self.stats = stats
 
 
 FILE_INPUTS = ("dumps", "multistream_index")  # the job's own; the entity sources' are declared (entities/sources.py)

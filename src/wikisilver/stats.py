@@ -5,6 +5,33 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from wikisilver.labels import rules_fired
+from wikisilver.rejects import RejectReason
+
+
+def _group(counts: Mapping[str, int], prefix: str) -> dict[str, int]:
+    return {k[len(prefix):]: int(v) for k, v in sorted(counts.items()) if k.startswith(prefix) and v}
+
+
+def page_stats(counts: Mapping[str, int]) -> dict:
+    """What became of the pages of the dumps, from the raw counts of a run (the ``pages_*`` keys
+    of stats.json, docs/output.md): what a build and the entities job both write. ``pages_used``
+    is what the job used a page for (the build: labelled; the entities job: read as an article)."""
+    stats = {
+        "pages_read": int(counts.get("pages_read", 0)),
+        "pages_unread_estimate": int(counts.get("pages_unread_estimate", 0)),
+        "pages_unread_listed": int(counts.get("pages_unread_listed", 0)),
+        "bytes_skipped": int(counts.get("bytes_skipped", 0)),
+        "pages_used": int(counts.get("pages_used", 0)),
+        "pages_skipped": _group(counts, "pages_skipped."),
+        "pages_rejected": _group(counts, "pages_rejected."),
+        "stream_errors": _group(counts, "stream_errors."),
+    }
+    accounted = stats["pages_used"] + sum(stats["pages_skipped"].values()) + sum(stats["pages_rejected"].values())
+    # Accounted: every page of the dumps was read (nothing skipped, no stream that failed its check),
+    # and every page read is used, skipped or rejected.
+    stats["pages_accounted"] = (accounted == stats["pages_read"] and not stats["bytes_skipped"]
+                                and not stats["stream_errors"].get(RejectReason.CORRUPT_STREAM))
+    return stats
 
 
 def make_stats(counts: Mapping[str, int], max_pages: int | None = None) -> dict:
@@ -12,19 +39,12 @@ def make_stats(counts: Mapping[str, int], max_pages: int | None = None) -> dict:
     the ``--max-pages`` of a trial run that stopped reading there (recorded when it did)."""
 
     def group(prefix: str) -> dict[str, int]:
-        return {k[len(prefix):]: int(v) for k, v in sorted(counts.items()) if k.startswith(prefix) and v}
+        return _group(counts, prefix)
 
     tokens = int(counts.get("tokens_kept", 0))
     entity_tokens = int(counts.get("entity_tokens", 0))
     stats = {
-        "pages_read": int(counts.get("pages_read", 0)),
-        "pages_unread_estimate": int(counts.get("pages_unread_estimate", 0)),
-        "pages_unread_listed": int(counts.get("pages_unread_listed", 0)),
-        "bytes_skipped": int(counts.get("bytes_skipped", 0)),
-        "pages_used": int(counts.get("pages_used", 0)),
-        "pages_skipped": group("pages_skipped."),
-        "pages_rejected": group("pages_rejected."),
-        "stream_errors": group("stream_errors."),
+        **page_stats(counts),
         "sentences_total": int(counts.get("sentences_total", 0)),
         "sentences_kept": int(counts.get("sentences_kept", 0)),
         "sentences_dropped_unk": int(counts.get("sentences_dropped_unk", 0)),
@@ -45,11 +65,6 @@ def make_stats(counts: Mapping[str, int], max_pages: int | None = None) -> dict:
     second_pass = group("second_pass.")
     if second_pass:  # a build with --second-pass (see docs/output.md)
         stats["second_pass"] = second_pass
-    accounted = stats["pages_used"] + sum(stats["pages_skipped"].values()) + sum(stats["pages_rejected"].values())
-    # Accounted: every page of the dumps was read (nothing skipped, no stream that failed its check),
-    # and every page read is used, skipped or rejected.
-    stats["pages_accounted"] = (accounted == stats["pages_read"] and not stats["bytes_skipped"]
-                                and not stats["stream_errors"].get("corrupt_stream"))
     if max_pages is not None and stats["pages_read"] >= max_pages:
         stats["max_pages"] = max_pages  # the dumps were not read to their end
     return stats

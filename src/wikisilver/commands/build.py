@@ -100,9 +100,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from wikisilver.commands import job_options
     from wikisilver.config import resolve_build
-    from wikisilver.health import CorpusRejected
     from wikisilver.pipelines.build import run_build
-    from wikisilver.rerun import AlreadyBuilt
+    from wikisilver.errors import AlreadyBuilt, CorpusRejected
     from wikisilver.stats import describe_problems, page_problems
 
     config = resolve_build(job_options(args))

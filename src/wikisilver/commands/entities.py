@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from wikisilver.commands.build import add_entity_source_options
 
@@ -30,8 +31,13 @@ def run(args: argparse.Namespace) -> int:
     from wikisilver.config import resolve_entities
     from wikisilver.pipelines.entities import run_entities
 
+    from wikisilver.stats import describe_problems, page_problems
+
     config = resolve_entities(job_options(args))
-    summary = run_entities(config)
+    stats = run_entities(config)
     print(f"wikisilver entities: table written to {config.out}/entities/")
-    print(json.dumps(summary, indent=2, ensure_ascii=False))
+    print(json.dumps(stats, indent=2, ensure_ascii=False))
+    rejected, stream_errors = page_problems(stats)
+    if rejected or stream_errors:
+        print(f"wikisilver entities: warning: {describe_problems(stats)}; see {config.out}/rejects/", file=sys.stderr)
     return 0

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from wikisilver.download.http import TRANSIENT, Retryable, RetryPolicy, open_url, with_retries
+from wikisilver.download.http import TRANSIENT, RetryPolicy, open_url, with_retries
+from wikisilver.errors import Retryable
 from wikisilver.errors import InputError
 from wikisilver.progress import Progress
 

@@ -18,17 +18,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from wikisilver import __version__
-from wikisilver.errors import InputError
+from wikisilver.errors import InputError, Retryable
 
 log = logging.getLogger(__name__)
 
 USER_AGENT = f"wikisilver/{__version__} (silver NER corpus builder; Python urllib)"
 
 _TIMEOUT_S = 60.0
-
-
-class Retryable(Exception):
-    """A transient failure (connection reset, timeout, 5xx, short read): try again after a pause."""
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import BinaryIO
 
+from wikisilver.rejects import RejectReason
+
 BLOCK_MAGIC = 0x314159265359
 END_MAGIC = 0x177245385090
 _MASK48 = (1 << 48) - 1
@@ -171,7 +173,7 @@ class Bz2Reader:
                     yield pending
                     pending = None
                 yield item
-            elif (pending is not None and pending.reason == item.reason == "corrupt_stream"
+            elif (pending is not None and pending.reason == item.reason == RejectReason.CORRUPT_STREAM
                   and item.offset == pending.offset + pending.skipped):
                 where = item.detail.rsplit(", ", 1)[-1]
                 pending = replace(pending, skipped=pending.skipped + item.skipped,
@@ -224,7 +226,7 @@ class Bz2Reader:
                 good = self.base * 8
         if decompressor is not None:
             yield self.make_break(
-                "truncated", self.read_to,
+                RejectReason.TRUNCATED, self.read_to,
                 f"{self.path}: bz2 stream starting at byte {stream_start} ends at byte {self.read_to} "
                 "before its end marker (file cut short?)",
             )
@@ -235,7 +237,7 @@ class Bz2Reader:
         read = self.meter.good_bytes
         where = f"reading on at byte {resume:,}" if resume is not None else "to the end of the input"
         return self.make_break(
-            "corrupt_stream", gap.start,
+            RejectReason.CORRUPT_STREAM, gap.start,
             f"{self.path}: corrupt bz2 data at compressed byte {gap.start:,} (stream starting at byte "
             f"{gap.stream_start:,}): {gap.error}; {skipped:,} compressed bytes skipped, {where}",
             skipped=skipped, read=read,
@@ -262,7 +264,7 @@ class Bz2Reader:
             if found is None:
                 if gap is None:  # the input ends inside a block: cut short, as a stream without its end
                     yield self.make_break(
-                        "truncated", self.read_to,
+                        RejectReason.TRUNCATED, self.read_to,
                         f"{self.path}: bz2 data ends at byte {self.read_to} inside the block starting at byte "
                         f"{block // 8} (file cut short?)",
                     )

@@ -29,6 +29,7 @@ from wikisilver.dump.siteinfo import PAGE_OPEN, SiteInfo, local_tag, parse_heade
 from wikisilver.dump.streams import Break
 from wikisilver.errors import DumpError, InputError
 from wikisilver.records import Page, PageReject
+from wikisilver.rejects import RejectReason
 
 # What one page may hold in memory. A longer page (or a broken stream with no </page>) is rejected
 # and skipped up to its </page> without being held whole. The largest real pages are a few MB;
@@ -81,7 +82,7 @@ def _outside_pages(source: str, text: bytes, line: int, offset: int | None, head
         prefix = found.group(1).decode("ascii", "replace")
         at_line += text.count(_NL, pos, found.start())
         yield PageReject(
-            source, "xml_error", f"{source}: line {at_line}: a <{prefix}:page> (a page under a namespace prefix, "
+            source, RejectReason.XML_ERROR, f"{source}: line {at_line}: a <{prefix}:page> (a page under a namespace prefix, "
             "among pages without one) is not read", page_id, title,
             None if offset is None else offset + found.start(), _snippet(element))
         at_line += element.count(_NL)
@@ -91,7 +92,7 @@ def _outside_pages(source: str, text: bytes, line: int, offset: int | None, head
     rest = b"".join(other)
     if not header and rest.strip():
         page_id, title = _raw_identity(rest)
-        yield PageReject(source, "xml_error", f"{source}: line {line}: text outside any <page>",
+        yield PageReject(source, RejectReason.XML_ERROR, f"{source}: line {line}: text outside any <page>",
                          page_id, title, offset, _snippet(rest.strip()))
 
 
@@ -114,7 +115,7 @@ class _PageParser:
             where = f"line {line + at_line - 1}, column {column}" if line is not None else f"page line {at_line}, column {column}"
             message = _POSITION_SUFFIX.sub("", str(error))
             return PageReject(
-                self.source, "xml_error", f"{self.source}: {where}: {message}",
+                self.source, RejectReason.XML_ERROR, f"{self.source}: {where}: {message}",
                 page_id, title, offset, _snippet(data),
             )
         if root.tag != "page":  # a page that declares its own namespace: strip it everywhere
@@ -125,16 +126,16 @@ class _PageParser:
         try:
             page_id = int(raw_id)
         except (TypeError, ValueError):
-            return PageReject(self.source, "xml_error", f"{self.source}: page without a numeric <id> ({raw_id!r})",
+            return PageReject(self.source, RejectReason.XML_ERROR, f"{self.source}: page without a numeric <id> ({raw_id!r})",
                               None, title, offset, _snippet(data))
         if not -_INT64 <= page_id < _INT64:  # the corpus stores page ids as int64
-            return PageReject(self.source, "bad_page_id", f"{self.source}: page id {page_id} is out of range",
+            return PageReject(self.source, RejectReason.BAD_PAGE_ID, f"{self.source}: page id {page_id} is out of range",
                               None, title, offset, _snippet(data))
         if title is None:
-            return PageReject(self.source, "xml_error", f"{self.source}: page {page_id} has no <title>",
+            return PageReject(self.source, RejectReason.XML_ERROR, f"{self.source}: page {page_id} has no <title>",
                               page_id, None, offset, _snippet(data))
         if not title.strip():
-            return PageReject(self.source, "empty_title", f"{self.source}: page {page_id} has an empty <title>",
+            return PageReject(self.source, RejectReason.EMPTY_TITLE, f"{self.source}: page {page_id} has an empty <title>",
                               page_id, title, offset, _snippet(data))
         raw_ns = root.findtext("ns")
         try:
@@ -145,7 +146,7 @@ class _PageParser:
         size = len(name.encode("utf-8"))
         if size > MAX_TITLE_BYTES:
             detail = f"{self.source}: page {page_id} has a title of {size:,} bytes, over MediaWiki's {MAX_TITLE_BYTES}"
-            return PageReject(self.source, "long_title", detail, page_id, title[:_SNIPPET], offset, _snippet(data))
+            return PageReject(self.source, RejectReason.LONG_TITLE, detail, page_id, title[:_SNIPPET], offset, _snippet(data))
         redirect = root.find("redirect")
         revisions = root.findall("revision")
         revision = revisions[-1] if revisions else None  # oldest first in history dumps
@@ -216,7 +217,7 @@ def _split_pages(
             reject = PageReject(source, item.reason, item.detail, page_id, title, item.offset, _snippet(partial),
                                 bytes_skipped=item.skipped)
             yield Unread(reject, item) if item.skipped else reject
-            if item.reason == "truncated":
+            if item.reason == RejectReason.TRUNCATED:
                 return
             # After a skipped block, decompressed offsets are unknown and the next stream starts
             # with a bare <page>: read on from there without expecting anything else.
@@ -246,7 +247,7 @@ def _split_pages(
             if start < 0:
                 open_from = base + max(pos, len(buf) - len(PAGE_OPEN) + 1)
                 if len(buf) - pos > MAX_PAGE_BYTES:
-                    yield PageReject(source, "xml_error", f"{source}: line {line_of(pos)}: "
+                    yield PageReject(source, RejectReason.XML_ERROR, f"{source}: line {line_of(pos)}: "
                                      f"over {MAX_PAGE_BYTES} bytes outside any <page>", None, None, at(pos),
                                      _snippet(buf[pos:]))
                     pos = len(buf)
@@ -267,7 +268,7 @@ def _split_pages(
                 close_from = base + max(start, len(buf) - len(_PAGE_CLOSE) + 1)
                 if len(buf) - start > MAX_PAGE_BYTES:
                     page_id, title = _raw_identity(buf[start : start + 4096])
-                    yield PageReject(source, "xml_error", f"{source}: line {line_of(start)}: <page> longer than "
+                    yield PageReject(source, RejectReason.XML_ERROR, f"{source}: line {line_of(start)}: <page> longer than "
                                      f"{MAX_PAGE_BYTES} bytes; skipped", page_id, title, at(start),
                                      _snippet(buf[start:]))
                     pos, skipping = start + len(PAGE_OPEN), True  # drop it up to its </page>
@@ -276,7 +277,7 @@ def _split_pages(
             nested = buf.find(PAGE_OPEN, start + len(PAGE_OPEN), end)
             if nested >= 0:  # a page lost its </page>: reject it, read on from the next one
                 page_id, title = _raw_identity(buf[start:nested])
-                yield PageReject(source, "xml_error", f"{source}: line {line_of(start)}: <page> not closed "
+                yield PageReject(source, RejectReason.XML_ERROR, f"{source}: line {line_of(start)}: <page> not closed "
                                  "before the next <page>", page_id, title, at(start), _snippet(buf[start:nested]))
                 pos = nested
                 continue
@@ -288,10 +289,10 @@ def _split_pages(
         return
     if header:
         if expect_footer and rest.strip():  # a range that should hold pages holds none
-            yield PageReject(source, "truncated", f"{source}: no <page> in the input", None, None, at(pos),
+            yield PageReject(source, RejectReason.TRUNCATED, f"{source}: no <page> in the input", None, None, at(pos),
                              _snippet(rest))
         elif expect_footer is None and b"<mediawiki" in rest and b"</mediawiki>" not in rest:
-            yield PageReject(source, "truncated", f"{source}: input ends inside the header, before any page",
+            yield PageReject(source, RejectReason.TRUNCATED, f"{source}: input ends inside the header, before any page",
                              None, None, at(pos), _snippet(rest))
         if _PREFIXED_PAGE.search(rest):  # pages, but none without a prefix
             yield from _outside_pages(source, rest, line_of(pos), at(pos), header=True)
@@ -301,7 +302,7 @@ def _split_pages(
         partial = rest[start:]
         page_id, title = _raw_identity(partial)
         yield PageReject(
-            source, "truncated",
+            source, RejectReason.TRUNCATED,
             f"{source}: input ends inside a <page> (from line {line_of(pos + start)}, no </page>): the dump is cut short",
             page_id, title, at(pos + start), _snippet(partial),
         )
@@ -312,7 +313,7 @@ def _split_pages(
         footer = 0 if footer >= 0 else -1
     if expect_footer and footer < 0:
         yield PageReject(
-            source, "truncated",
+            source, RejectReason.TRUNCATED,
             f"{source}: input ends without </mediawiki> after the last complete page: the dump is cut short",
             None, None, at(len(buf)), _snippet(rest.strip()),
         )

@@ -24,6 +24,7 @@ from wikisilver import paths
 from wikisilver.dump.bz2blocks import Bz2Reader, Meter, decompress_all
 from wikisilver.errors import InputError
 from wikisilver.files import compression_of, open_text
+from wikisilver.rejects import RejectReason
 
 # Compressed bytes read per step: small enough that a corrupt-block offset is precise to a
 # quarter MiB, large enough that the per-call overhead vanishes.
@@ -38,7 +39,7 @@ BZ2_STREAM = re.compile(rb"BZh[1-9]\x31\x41\x59\x26\x53\x59")
 class Break:
     """The compressed input stopped making sense here (yielded in place of data)."""
 
-    reason: str  # "corrupt_stream" or "truncated"
+    reason: RejectReason  # CORRUPT_STREAM or TRUNCATED
     offset: int  # byte offset in the compressed file
     detail: str
     skipped: int = 0  # compressed bytes skipped: to the data that follows (bz2), or to the end (xz, gzip)
@@ -120,7 +121,7 @@ def raw_chunks(path: str, start: int = 0, end: int | None = None, meter: Meter |
             meter.good_bytes += fed - len(pending)
         if decompressor is not None:
             yield Break(
-                "truncated",
+                RejectReason.TRUNCATED,
                 position,
                 f"{path}: {kind} stream starting at byte {stream_start} ends at byte {position} "
                 "before its end marker (file cut short?)",
@@ -135,12 +136,12 @@ def _stopped(path: str, kind: str, error: Exception, where: tuple[int, int, int,
         # Deflate data has no check of its own: damage may decode into wrong text, which only
         # the member's CRC at its end reveals. Pages read from it may be wrong: say so.
         skipped = stop - position
-        return Break("corrupt_stream", stream_start, (
+        return Break(RejectReason.CORRUPT_STREAM, stream_start, (
             f"{path}: the gzip member starting at byte {stream_start:,} fails its check at its end ({error}): "
             "some of its data is corrupt, so text read from it may be wrong (pages rejected as xml_error "
             f"show where); {skipped:,} compressed bytes after it not read"), skipped=skipped, read=read)
     skipped = stop - chunk_start
-    return Break("corrupt_stream", chunk_start, (
+    return Break(RejectReason.CORRUPT_STREAM, chunk_start, (
         f"{path}: corrupt {kind} data in compressed bytes {chunk_start:,}-{position:,} (stream starting at byte "
         f"{stream_start:,}): {error}; {skipped:,} compressed bytes to the end of the input not read "
         f"({kind} cannot be read on past corrupt data)"), skipped=skipped, read=read)

@@ -16,11 +16,9 @@ import threading
 import urllib.error
 import urllib.request
 
+from wikisilver.errors import AnswerTooLarge
+
 _PIECE = 1 << 16
-
-
-class AnswerTooLarge(Exception):
-    """The answer is larger than the limit (no retry helps)."""
 
 
 class _Watchdog:

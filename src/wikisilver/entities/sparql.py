@@ -30,8 +30,8 @@ from dataclasses import dataclass
 
 from SPARQLWrapper import JSON, POST, GET, URLENCODED, SPARQLWrapper
 
-from wikisilver.entities.bounded_http import AnswerTooLarge, fetch
-from wikisilver.errors import WikisilverError
+from wikisilver.entities.bounded_http import fetch
+from wikisilver.errors import AnswerTooLarge, SparqlError, WikisilverError
 
 log = logging.getLogger(__name__)
 
@@ -48,16 +48,6 @@ _IRI_ESCAPES = frozenset(
 )
 
 _NOT_IN_IRIREF = frozenset('<>"{}|^`\\')
-
-
-class SparqlError(WikisilverError):
-    """The endpoint could not answer a query: one line naming endpoint, batch and reason."""
-
-    def __init__(self, endpoint: str, batch: str, reason: str) -> None:
-        self.endpoint = endpoint
-        self.batch = batch
-        self.reason = reason
-        super().__init__(f"SPARQL endpoint {endpoint}: {batch}: {reason}")
 
 
 class _Truncated(Exception):

@@ -12,7 +12,7 @@
 """
 
 from wikisilver.wikitext.clean import CleanText, clean_wikitext
-from wikisilver.wikitext.markup import WikitextBudgetError
+from wikisilver.errors import WikitextBudgetError
 from wikisilver.wikitext.language import template_key
 from wikisilver.wikitext.page import is_disambiguation, page_kind, redirect_target, template_names
 

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from wikisilver.records import Link
 from wikisilver.wikitext.builder import Builder
 from wikisilver.wikitext.language import language_data
-from wikisilver.wikitext.markup import WikitextBudgetError, check_time, prepass
+from wikisilver.errors import WikitextBudgetError
+from wikisilver.wikitext.markup import check_time, prepass
 from wikisilver.wikitext.templates import template_table
 
 _MAX_CHUNK = 16_384

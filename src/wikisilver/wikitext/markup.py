@@ -14,14 +14,11 @@ import re
 import unicodedata
 import time
 
+from wikisilver.errors import WikitextBudgetError
 from wikisilver.wikitext.templates import GAP, TemplateTable, is_silent, render_inline
 
 # A page nesting templates deeper than this is generated markup, not an article.
 _MAX_TEMPLATE_DEPTH = 100
-
-
-class WikitextBudgetError(Exception):
-    """A page over the size or time budget of the cleaner or the labeller (the pipeline rejects it)."""
 
 
 def _strip_comments(text: str) -> str:
