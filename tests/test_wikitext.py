@@ -372,7 +372,8 @@ def test_mutated_article_never_raises_and_keeps_invariants(edits: list[tuple[int
         assert previous_end <= link.start < link.end <= len(result.text), (link, len(result.text))
         assert result.text[link.start:link.end] == link.anchor
         previous_end = link.end
-    assert "[[" not in result.text and "{{" not in result.text
+    # markup never survives as text, except what <nowiki> shows literally ("<nowiki>[[</nowiki>" is "[[")
+    assert ("[[" not in result.text and "{{" not in result.text) or "<nowiki>" in text
     template_names(text)
     is_disambiguation(text, "hu")
     redirect_target(text, "hu")
