@@ -29,6 +29,7 @@ from wikisilver.config.derived import multistream_indexes, siteinfo_language, ty
 from wikisilver.corpus.card import dataset_card
 from wikisilver.corpus.write import write_json_atomic, write_text_atomic
 from wikisilver.dump import wiki_namespaces
+from wikisilver.engines import one_local_worker
 from wikisilver.errors import AlreadyBuilt, CorpusRejected, WikisilverError
 from wikisilver.health import coverage_warnings, dominant_reject, reject_example
 from wikisilver.labels import LabelConfig
@@ -58,7 +59,8 @@ def build_pipeline(pipeline: beam.Pipeline, config: BuildConfig, staging: str, c
     """The build job; ``classes``: :func:`class_table` of ``config.ontology``, loaded by the caller."""
     ontology, table = classes
     progress = config.progress_interval
-    read = pipeline | "ReadPages" >> ReadPages(config.dumps, multistream_indexes(config), progress, config.max_pages)
+    read = pipeline | "ReadPages" >> ReadPages(config.dumps, multistream_indexes(config), progress, config.max_pages,
+                                               spread=not one_local_worker(config.beam_args))
     parsed = read.pages | "ExtractArticles" >> ExtractArticles(
         config.lang, config.max_page_chars, config.page_timeout, config.infobox_mappings, progress,
         namespaces=wiki_namespaces(config.dumps),

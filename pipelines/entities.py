@@ -29,6 +29,7 @@ from wikisilver.ownership import ENTITY_TABLE, commit, place, prepare_output, st
 from wikisilver.pipelines.stats import WriteCounts, read_counts
 from wikisilver.pipelines.write import WriteRejects
 from wikisilver.corpus.write import write_json_atomic
+from wikisilver.engines import one_local_worker
 from wikisilver.stats import page_stats
 from wikisilver.pipelines.typing import TypeEveryTitle
 from wikisilver.pipelines.wiki_evidence import ReadWikiEvidence
@@ -66,7 +67,7 @@ def _run_entities(config: EntitiesConfig, out: str, classes) -> dict:
         parts = paths.join(staging, "entities")
 
         def construct(pipeline: beam.Pipeline) -> None:
-            read = pipeline | "ReadPages" >> ReadPages(config.dumps)
+            read = pipeline | "ReadPages" >> ReadPages(config.dumps, spread=not one_local_worker(config.beam_args))
             parsed = read.pages | "ExtractArticles" >> ExtractArticles(
                 config.lang, config.max_page_chars, config.page_timeout, config.infobox_mappings
             )

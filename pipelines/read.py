@@ -85,18 +85,21 @@ def spread_pages(pages):
 
 
 class ReadPages(beam.PTransform):
-    """Dump files -> pages, parallel over files (and over multistream ranges), then reshuffled;
-    with ``max_pages``, only the first pages of the dumps, read in order."""
+    """Dump files -> pages, parallel over files (and over multistream ranges), then reshuffled to
+    spread them over the workers (``spread``; not on one local worker, where the shuffle would only
+    hold every page in memory: :func:`wikisilver.engines.one_local_worker`); with ``max_pages``,
+    only the first pages of the dumps, read in order."""
 
     def __init__(
         self, dumps: Iterable[str], index_files: Mapping[str, str] | None = None, progress_interval: float = 30.0,
-        max_pages: int | None = None,
+        max_pages: int | None = None, spread: bool = True,
     ) -> None:
         super().__init__()
         self.dumps = sorted(dumps)
         self.index_files = dict(index_files or {})
         self.progress_interval = progress_interval
         self.max_pages = max_pages
+        self.spread = spread
 
     def expand(self, pbegin) -> ReadResult:
         if self.max_pages is not None:
@@ -108,7 +111,7 @@ class ReadPages(beam.PTransform):
                     REJECTS, COUNTS, main="pages"
                 )
             )
-            return ReadResult(result.pages | "SpreadPages" >> spread_pages(), result[REJECTS], result[COUNTS])
+            return ReadResult(self._spread(result.pages), result[REJECTS], result[COUNTS])
         parts = []
         for path in self.dumps:
             index = self.index_files.get(path)
@@ -122,5 +125,7 @@ class ReadPages(beam.PTransform):
                 REJECTS, COUNTS, main="pages"
             )
         )
-        pages = result.pages | "SpreadPages" >> spread_pages()
-        return ReadResult(pages, result[REJECTS], result[COUNTS])
+        return ReadResult(self._spread(result.pages), result[REJECTS], result[COUNTS])
+
+    def _spread(self, pages: PCollection) -> PCollection:
+        return pages | "SpreadPages" >> spread_pages() if self.spread else pages

@@ -26,7 +26,7 @@ import pytest
 
 from build_support import read_stats
 from conftest import ENWIKI_EXTRACT, ONTOLOGY, TYPES_100K, TYPES_111K, shared_file
-from wikisilver.engines import check_runner, runner_name
+from wikisilver.engines import check_runner, one_local_worker, runner_name
 from wikisilver.errors import InputError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -154,6 +154,15 @@ def test_runner_names_are_beams_in_any_case():
     assert runner_name(["--runner=flink", "--parallelism", "2"]) == "flink"
     assert runner_name(["--runner", "SparkRunner"]) == "spark"
     assert runner_name(["--runner", "my.pkg.CustomRunner"]) == "my.pkg.CustomRunner"
+
+
+def test_only_one_local_worker_reads_its_pages_without_spreading_them():
+    assert one_local_worker([])  # the default: the DirectRunner with one worker
+    assert one_local_worker(["--runner", "direct", "--direct_num_workers", "1"])
+    assert not one_local_worker(["--direct_running_mode", "multi_processing", "--direct_num_workers", "2"])
+    assert not one_local_worker(["--direct_num_workers=0"])  # 0: one per core
+    assert not one_local_worker(["--runner", "FlinkRunner"])
+    assert not one_local_worker(["--runner", "DataflowRunner", "--direct_num_workers", "1"])
 
 
 def test_runners_that_would_download_need_their_local_file(tmp_path):

@@ -55,6 +55,13 @@ def normalize_runner(value: str | None) -> str:
     return re.sub(r"runner$", "", value.lower()) or value.lower()
 
 
+def one_local_worker(beam_args: Sequence[str]) -> bool:
+    """Whether the job runs on Beam's local runner with one worker (its default): nothing to
+    spread work over, so the job need not shuffle its pages to spread them."""
+    workers = _parse(beam_args, "--direct_num_workers")
+    return runner_name(beam_args) == "direct" and (workers is None or workers.strip() == "1")
+
+
 def check_runner(beam_args: Sequence[str]) -> None:
     """Refuse a runner that would download at run time: its local file must be given and exist."""
     need = NEEDS_LOCAL_FILE.get(runner_name(beam_args))
