@@ -53,6 +53,8 @@ EXAMPLES = {
     "personal_title_o": Example(
         "[[Abraham Lincoln|President Lincoln]] spoke. He wrote to President [[Abraham Lincoln|Lincoln]] often."
     ),
+    # Joe Biden: "The New York Times investigated …", "… while the New York Times described …"
+    "leading_article_o": Example("[[The New York Times]] investigated. He read The New York Times in [[Kentucky]]."),
     "trailing_punctuation_o": Example("He joined the [[Republican Party (United States)|Republican Party,]] then won."),
     "lowercase_tail_o": Example("He became a [[Whig Party (United States)|Whig Party leader]] in [[Illinois]]."),
     # Asia: "Asia is [[Earth|Earth's]] largest and most populous continent"
@@ -378,6 +380,15 @@ def test_own_title_unk_drops_the_lead_of_an_untyped_work():
     assert tags(typed)[:2] == [("Abraham", "B-PER"), ("Lincoln", "I-PER")]  # a typed subject is its own name
 
 
+def test_leading_article_o_the_is_no_part_of_a_name():
+    result = label_example("leading_article_o")
+    assert tags(result, 0)[:4] == [("The", "O"), ("New", "B-ORG"), ("York", "I-ORG"), ("Times", "I-ORG")]
+    assert tags(result, 1)[2:6] == [("The", "O"), ("New", "B-ORG"), ("York", "I-ORG"), ("Times", "I-ORG")]
+    work = label("He read [[The Crime at Black Dudley]]. The Crime at Black Dudley sold in [[Kentucky]].")
+    assert tags(work, 0)[2:4] == [("The", "B-MISC"), ("Crime", "I-MISC")]  # a work's title keeps it
+    assert tags(work, 1)[:2] == [("The", "B-MISC"), ("Crime", "I-MISC")]
+
+
 def test_own_title_lead_types_an_untyped_article_by_its_lead_sentence():
     result = label_example("own_title_lead")
     assert tags(result, 0)[:5] == [("An", "B-MISC"), ("American", "I-MISC"), ("in", "I-MISC"), ("Kentucky", "I-MISC"),
@@ -397,6 +408,9 @@ def test_own_title_lead_types_an_untyped_article_by_its_lead_sentence():
     comma = label("Reno Park, Kentucky Arboretum is a state arboretum in [[Kentucky]]. It is old.",
                   title="Reno Park, Kentucky Arboretum")
     assert comma.counts["own_title_lead"] == 0
+    # the head only: "a building material" is no building
+    adobe = label("Adobe is a building material made from earth in [[Kentucky]]. Adobe is old.", title="Adobe")
+    assert adobe.counts["own_title_lead"] == 0
     # a head noun the table lacks types nothing: the title stays an unknown name (own_title_unk)
     unknown = label("Goryeo Ware is a type of pottery from [[Kentucky]]. It is old.", title="Goryeo Ware")
     assert [s.tokens[0] for s in unknown.sentences] == ["It"] and unknown.counts["own_title_lead"] == 0

@@ -159,14 +159,26 @@ def alias_match(info: TargetInfo, anchor: Form, pack: LanguagePack, tokenize: To
     article's own title and aliases, mentioned unlinked, take the entity's tag. The anchor's form
     ends where its name does: not with punctuation or a possessive clitic (``Earth`` of
     ``[[Earth|Earth's]]``); a person's forms start where the name does, after any personal title
-    (``Mary`` of ``Queen Mary``)."""
+    (``Mary`` of ``Queen Mary``), and a person's, place's or organisation's after a leading
+    article (``New York Times``: the article is O, ``leading_article_o``)."""
     while anchor and (is_punct_token(anchor[-1]) or anchor[-1] in pack.possessive_clitics):
         anchor = anchor[:-1]
-    person = info.entity is not None and pack.conll_of(info.entity) == "PER"
+    conll = pack.conll_of(info.entity) if info.entity is not None else ""
     if anchor and all(is_capitalized(t) or not t.isalpha() for t in anchor):
-        yield _without_titles(anchor, pack) if person else anchor
+        yield _name_start(anchor, conll, pack)
     for form in alias_forms(info):
-        yield _without_titles(tokenize(form), pack) if person else tokenize(form)
+        yield _name_start(tokenize(form), conll, pack)
+
+
+def _name_start(form: Form, conll: str, pack: LanguagePack) -> Form:
+    """A form from where the name starts: after a person's personal titles, and (where the
+    ``leading_article_o`` rule's ``leading_articles`` are) after the article leading a person's,
+    place's or organisation's name (``New York Times`` of The New York Times)."""
+    if conll == "PER":
+        form = _without_titles(form, pack)
+    if conll in ("PER", "LOC", "ORG") and len(form) > 1 and form[0] in pack.leading_articles:
+        form = form[1:]
+    return form
 
 
 def _without_titles(form: Form, pack: LanguagePack) -> Form:
@@ -207,6 +219,7 @@ class _Node:
 
 
 OWN_TITLE_UNK = "own_title_unk"
+LEADING_ARTICLE_O = "leading_article_o"
 PARTY_MEMBER_MISC = "party_member_misc"
 ALIAS_AMBIGUOUS_UNK = "alias_ambiguous_unk"
 

@@ -68,6 +68,7 @@ class LanguagePack:
     lead_determiners: frozenset[str] = frozenset()
     # party_member_misc: organisations whose members are named after them (a party: Democrats)
     member_word_classes: frozenset[str] = frozenset()
+    leading_articles: frozenset[str] = frozenset()  # "The" of The New York Times: no part of the name
 
     @classmethod
     def load(cls, lang: str) -> "LanguagePack":
@@ -99,6 +100,7 @@ class LanguagePack:
             lead_copulas=frozenset(data.get("lead_copulas", ())),
             lead_determiners=frozenset(data.get("lead_determiners", ())),
             member_word_classes=frozenset(data.get("member_word_classes", ())),
+            leading_articles=frozenset(data.get("leading_articles", ())),
         )
 
     def conll_of(self, entity: EntityType) -> str:

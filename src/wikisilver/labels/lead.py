@@ -34,7 +34,8 @@ def own_title_lead(info: TargetInfo, anchor: Form, pack: LanguagePack, tokenize:
     """``An American in Paris is a jazz-influenced symphonic poem`` in the article of that title,
     which no source types: the lead sentence (the first of the article's first three sentences
     that holds its title, or a name of it without disambiguator or region) says what the article
-    is, by the head noun after its ``is``/``was`` (``lead_copulas``, ``lead_determiners``): a noun
+    is, by the head noun after its ``is``/``was`` (``lead_copulas``, ``lead_determiners``; the head
+    only: ``Adobe is a building material`` is no building): a noun
     of the language's ``lead_nouns.tsv`` types the article with its DBpedia class (``poem`` ->
     ``Poem``: MISC), and the title is then one name of that type wherever the article uses it, as
     a typed article's own title is: ``[An American in Paris]MISC``. A head noun the table lacks
@@ -88,13 +89,12 @@ def lead_class(
         ends = [end for end in (_find(form, tokens) for form in title_forms if form) if end is not None]
         if not ends:
             continue
-        # the head, else the noun before it that the table knows (a tagger may read a participle
-        # after the head as a noun: "poem set in …")
-        for noun in head_nouns(tokens, pos_of(tokens), min(ends), pack):
-            cls = pack.lead_nouns.get(noun) or (pack.lead_nouns.get(noun[:-1]) if noun.endswith("s") else None)
-            if cls is not None:
-                return cls
-        return None
+        # the head only: a noun before it is a modifier ("Adobe is a building material": no building)
+        nouns = head_nouns(tokens, pos_of(tokens), min(ends), pack)
+        if not nouns:
+            return None
+        noun = nouns[0]
+        return pack.lead_nouns.get(noun) or (pack.lead_nouns.get(noun[:-1]) if noun.endswith("s") else None)
     return None
 
 

@@ -13,7 +13,7 @@ import re
 
 from wikisilver.entities.calendar import is_calendar_title
 from wikisilver.labels.aliases import (
-    PARTY_MEMBER_MISC, anchor_names_target, function_words, is_derived, is_member_word, names_a_modifier,
+    LEADING_ARTICLE_O, PARTY_MEMBER_MISC, anchor_names_target, function_words, is_derived, is_member_word, names_a_modifier,
     not_a_persons_name,
 )
 from wikisilver.labels.language import LanguagePack
@@ -290,6 +290,15 @@ def personal_title_in_anchor(token: str, tag: Tag, pack: LanguagePack) -> bool:
     return tag.conll == "PER" and token in pack.personal_titles
 
 
+@rule(LEADING_ARTICLE_O, Stage.ANCHOR_HEAD)
+def leading_article_in_anchor(token: str, tag: Tag, pack: LanguagePack) -> bool:
+    """``[[The New York Times]] reported``: a capitalized article leading the anchor of a person, a
+    place or an organisation (``leading_articles``) is O, as GUIDELINES_EN says ("a name does not
+    include a leading the") and every English gold file annotates (The/O Go-Gos/ORG, The/O
+    Financial Times/ORG); the title of a work keeps it (``[The Crime at Black Dudley]MISC``)."""
+    return tag.conll in ("PER", "LOC", "ORG") and token in pack.leading_articles
+
+
 @rule("trailing_punctuation_o", Stage.ANCHOR_END)
 def trailing_punctuation_o(token: str, tag: Tag, pack: LanguagePack) -> bool:
     """``[[Republican Party (United States)|Republican Party,]]``: punctuation closing an anchor is O."""
@@ -375,6 +384,16 @@ def location_comma_split(token: str, tag: Tag, pack: LanguagePack) -> bool:
 def personal_title_alone(state: SentenceState, k: int, pack: LanguagePack) -> Tag | None:
     """``President Lincoln`` unlinked: the title before a name is O, wherever it stands."""
     return O if state.tokens[k] in pack.personal_titles else None
+
+
+@rule(LEADING_ARTICLE_O, Stage.TOKEN)
+def leading_article_alone(state: SentenceState, k: int, pack: LanguagePack) -> Tag | None:
+    """``… by The Washington Post`` unlinked (its alias form starts after the article): a
+    capitalized article right before the mention of a person, a place or an organisation is O."""
+    if state.tokens[k] not in pack.leading_articles or k + 1 >= len(state.tokens):
+        return None
+    following = state.mentions[k + 1]
+    return O if following is not None and following.conll in ("PER", "LOC", "ORG") else None
 
 
 @rule("incidental_capital_o", Stage.TOKEN)
