@@ -35,8 +35,8 @@ def own_title_lead(info: TargetInfo, anchor: Form, pack: LanguagePack, tokenize:
     which no source types: the lead sentence (the first of the article's first three sentences
     that holds its title, or a name of it without disambiguator or region) says what the article
     is, by the head noun after its ``is``/``was`` (``lead_copulas``, ``lead_determiners``; the head
-    only: ``Adobe is a building material`` is no building): a noun
-    of the language's ``lead_nouns.tsv`` types the article with its DBpedia class (``poem`` ->
+    only: ``Adobe is a building material`` is no building): a noun of the language's
+    ``lead_nouns.tsv`` types the article with its DBpedia class (``poem`` ->
     ``Poem``: MISC), and the title is then one name of that type wherever the article uses it, as
     a typed article's own title is: ``[An American in Paris]MISC``. A head noun the table lacks
     types nothing (``own_title_unk`` still holds). Applied by the labeller before the alias index
@@ -49,26 +49,27 @@ def _class_table() -> dict:
     return resolve_classes(load_builtin_ontology())
 
 
-def head_nouns(tokens: Sequence[str], pos: Sequence[str], after: int, pack: LanguagePack) -> list[str]:
-    """The nouns of the predicate after token ``after`` (the end of the title), lower case, the head
-    first: after the first copula and its determiners, the nouns of the run of adjectives, nouns,
-    numbers and conjunctions that follows, last first (``is a jazz-influenced symphonic poem by …``
-    -> ``poem``; ``was an American football player`` -> ``player``, ``football``; ``is an English
-    film and television director`` -> ``director`` first); ``pos``: the tokens' UPOS."""
+def head_noun(tokens: Sequence[str], pos: Sequence[str], after: int, pack: LanguagePack) -> str | None:
+    """The head noun of the predicate after token ``after`` (the end of the title), lower case:
+    after the first copula and its determiners, the last noun of the run of adjectives, nouns,
+    numbers and conjunctions that follows (``is a jazz-influenced symphonic poem by …`` -> ``poem``;
+    ``was an American football player`` -> ``player``; ``is an English film and television
+    director`` -> ``director``); a noun before it is a modifier (``Adobe is a building material``
+    is no building). ``pos``: the tokens' UPOS."""
     for k in range(after, min(len(tokens), after + COPULA_WINDOW)):
         if tokens[k].lower() in pack.lead_copulas:
             break
     else:
-        return []
+        return None
     k += 1
     while k < len(tokens) and tokens[k].lower() in pack.lead_determiners:
         k += 1
-    nouns = []
+    head = None
     while k < len(tokens) and pos[k] in _NOUN_PHRASE:
         if pos[k] == "NOUN":
-            nouns.append(tokens[k].lower())
+            head = tokens[k].lower()
         k += 1
-    return nouns[::-1]
+    return head
 
 
 def _find(form: Form, tokens: Sequence[str]) -> int | None:
@@ -89,11 +90,9 @@ def lead_class(
         ends = [end for end in (_find(form, tokens) for form in title_forms if form) if end is not None]
         if not ends:
             continue
-        # the head only: a noun before it is a modifier ("Adobe is a building material": no building)
-        nouns = head_nouns(tokens, pos_of(tokens), min(ends), pack)
-        if not nouns:
+        noun = head_noun(tokens, pos_of(tokens), min(ends), pack)
+        if noun is None:
             return None
-        noun = nouns[0]
         return pack.lead_nouns.get(noun) or (pack.lead_nouns.get(noun[:-1]) if noun.endswith("s") else None)
     return None
 
