@@ -76,6 +76,8 @@ TARGETS = {
     "Joan of Arc": entity("Joan of Arc", "Saint", "PER"),
     "Mary of Teck": entity("Mary of Teck", "Royalty", "PER"),
     "Free Democratic Party (Germany)": entity("Free Democratic Party (Germany)", "PoliticalParty", "ORG"),
+    "The New York Times": entity("The New York Times", "Newspaper", "ORG"),
+    "The Crime at Black Dudley": entity("The Crime at Black Dudley", "Novel", "MISC"),
     "Walter Chrysler": entity("Walter Chrysler", "BusinessPerson", "PER"),
     "Chrysler": entity("Chrysler", "Company", "ORG"),
     # A disambiguation page that a source typed anyway (as a settlement).

@@ -53,6 +53,8 @@ EXAMPLES = {
     "personal_title_o": Example(
         "[[Abraham Lincoln|President Lincoln]] spoke. He wrote to President [[Abraham Lincoln|Lincoln]] often."
     ),
+    # Joe Biden: "The New York Times investigated …", "… while the New York Times described …"
+    "leading_article_o": Example("[[The New York Times]] investigated. He read The New York Times in [[Kentucky]]."),
     "trailing_punctuation_o": Example("He joined the [[Republican Party (United States)|Republican Party,]] then won."),
     "lowercase_tail_o": Example("He became a [[Whig Party (United States)|Whig Party leader]] in [[Illinois]]."),
     # Asia: "Asia is [[Earth|Earth's]] largest and most populous continent"
@@ -67,10 +69,18 @@ EXAMPLES = {
     # April: "April 30, 1980 - Queen Juliana of the Netherlands abdicates the throne"
     "royal_of_place": Example("In 1980 Queen [[Juliana of the Netherlands]] abdicated. Juliana of the Netherlands "
                               "left; [[Joan of Arc]] did not."),
-    "own_title_unk": Example("An American in Kentucky is a symphonic poem set in [[Kentucky]]. It was heard in "
+    # (a lead whose head noun, "piece", types nothing: own_title_lead does not answer)
+    "own_title_unk": Example("An American in Kentucky is a musical piece set in [[Kentucky]]. It was heard in "
                              "[[Illinois]].", title="An American in Kentucky"),
     "alias_ambiguous_unk": Example("[[Chrysler]] was founded by [[Walter Chrysler]] in [[Kentucky]]. Later Chrysler "
                                    "sold his cars in [[Illinois]].", title="Chrysler", own="Chrysler"),
+    # An American in Paris: "An American in Paris is a jazz-influenced symphonic poem by …"
+    "own_title_lead": Example("An American in Kentucky is a jazz-influenced symphonic poem by a composer from "
+                              "[[Kentucky]]. An American in Kentucky was heard in [[Illinois]].",
+                              title="An American in Kentucky"),
+    # Joe Biden: "… trying to win over blue-collar Democrats …"
+    "party_member_misc": Example("He was a [[Whig Party (United States)|Whig]] congressman. Whig voters liked "
+                                 "the [[Whig Party (United States)|Whig Party]] in [[Illinois]]."),
     "alias_match": Example("[[Abraham Lincoln]] was a lawyer. Lincoln was elected in [[Illinois]]. Honest Abe won."),
     "alias_person_name_part": Example("He met [[Mary Todd]] in 1839. Later Todd married him."),
     "incidental_capital_o": Example("In March I went to [[Illinois]]."),
@@ -368,6 +378,79 @@ def test_own_title_unk_drops_the_lead_of_an_untyped_work():
     assert result.counts["own_title_unk"] == 1
     typed = label("Abraham Lincoln was a lawyer.", title="Abraham Lincoln", own=TARGETS["Abraham Lincoln"])
     assert tags(typed)[:2] == [("Abraham", "B-PER"), ("Lincoln", "I-PER")]  # a typed subject is its own name
+
+
+def test_leading_article_o_the_is_no_part_of_a_name():
+    result = label_example("leading_article_o")
+    assert tags(result, 0)[:4] == [("The", "O"), ("New", "B-ORG"), ("York", "I-ORG"), ("Times", "I-ORG")]
+    assert tags(result, 1)[2:6] == [("The", "O"), ("New", "B-ORG"), ("York", "I-ORG"), ("Times", "I-ORG")]
+    work = label("He read [[The Crime at Black Dudley]]. The Crime at Black Dudley sold in [[Kentucky]].")
+    assert tags(work, 0)[2:4] == [("The", "B-MISC"), ("Crime", "I-MISC")]  # a work's title keeps it
+    assert tags(work, 1)[:2] == [("The", "B-MISC"), ("Crime", "I-MISC")]
+
+
+def test_own_title_lead_types_an_untyped_article_by_its_lead_sentence():
+    result = label_example("own_title_lead")
+    assert tags(result, 0)[:5] == [("An", "B-MISC"), ("American", "I-MISC"), ("in", "I-MISC"), ("Kentucky", "I-MISC"),
+                                   ("is", "O")]  # one span of the work, not American/MISC … Kentucky/LOC
+    assert result.sentences[0].dbpedia_tags[0] == "B-Poem"
+    assert tags(result, 1)[:4] == [("An", "B-MISC"), ("American", "I-MISC"), ("in", "I-MISC"), ("Kentucky", "I-MISC")]
+    assert tags(result, 0)[-2] == ("Kentucky", "B-LOC")  # the linked state keeps its own type
+    # a person by an occupation noun ("player", the head after "American football"): name parts too
+    person = label("Terry Murphy (born 1952) was an American football player. Murphy played in [[Kentucky]].",
+                   title="Terry Murphy (American football)")
+    assert [tags(person, i)[0] for i in (0, 1)] == [("Terry", "B-PER"), ("Murphy", "B-PER")]
+    # the head of a coordination: "an English film and television director" is a person, no film
+    director = label("Jim Field Smith (born 1979) is an English film and television director. Smith was born in "
+                     "[[Kentucky]].", title="Jim Field Smith")
+    assert tags(director, 0)[:3] == [("Jim", "B-PER"), ("Field", "I-PER"), ("Smith", "I-PER")]
+    # a title with a comma is no one name here (it would be cut as a place and its region)
+    comma = label("Reno Park, Kentucky Arboretum is a state arboretum in [[Kentucky]]. It is old.",
+                  title="Reno Park, Kentucky Arboretum")
+    assert comma.counts["own_title_lead"] == 0
+    # the head only: "a building material" is no building
+    adobe = label("Adobe is a building material made from earth in [[Kentucky]]. Adobe is old.", title="Adobe")
+    assert adobe.counts["own_title_lead"] == 0
+    # a head noun the table lacks types nothing: the title stays an unknown name (own_title_unk)
+    unknown = label("Goryeo Ware is a type of pottery from [[Kentucky]]. It is old.", title="Goryeo Ware")
+    assert [s.tokens[0] for s in unknown.sentences] == ["It"] and unknown.counts["own_title_lead"] == 0
+    # a typed article keeps its type, whatever its lead says
+    typed = label("Abraham Lincoln was a poem.", title="Abraham Lincoln", own=TARGETS["Abraham Lincoln"])
+    assert tags(typed)[:2] == [("Abraham", "B-PER"), ("Lincoln", "I-PER")]
+
+
+def test_party_member_misc_members_and_adjectives_of_a_party():
+    result = label_example("party_member_misc")
+    assert dict(tags(result, 0))["Whig"] == "B-MISC"  # "a Whig congressman": the party's adjective
+    assert tags(result, 1)[:2] == [("Whig", "B-MISC"), ("voters", "O")]  # unlinked too
+    assert dict(tags(result, 1))["Party"] == "I-ORG"  # the party's name stays ORG
+    # an abbreviation (SPD) and a one-word title (Likud) are the party itself
+    likud = entity("Likud", "PoliticalParty", "ORG")
+    kept = labeller("en").label_article(article("He joined [[Likud]] in [[Kentucky]]."), {**TARGETS, "Likud": likud})
+    assert dict(tags(kept))["Likud"] == "B-ORG"
+    party = label("He led the [[Whig Party (United States)|Party]] in [[Kentucky]].")
+    assert dict(tags(party))["Party"] == "B-ORG"  # "the Party": the party itself, no member
+
+
+def test_modifier_anchor_ignored_a_national_teams_anchor_names_the_country():
+    """United Kingdom: "England, Scotland, Wales and [[Northern Ireland national football team|Northern
+    Ireland]] compete as separate countries": the country (LOC, as CoNLL-2003 tags a country for its
+    team), and no alias of the team for the country's later mentions."""
+    markup = "They played [[Andorra national football team|Andorra]] in 1990. Andorra is small. He lived in [[Andorra]]."
+    result = label(markup)
+    assert dict(tags(result, 0))["Andorra"] == "B-LOC"  # the country's name, by its alias
+    assert tags(result, 1)[0] == ("Andorra", "B-LOC")
+    off = label(markup, disabled=frozenset({"modifier_anchor_ignored"}))
+    assert dict(tags(off, 0))["Andorra"] == "B-ORG" and tags(off, 1)[0] == ("Andorra", "B-ORG")
+
+
+def test_an_abbreviation_is_never_a_derived_word():
+    """Rnli stations: "[[Royal National Lifeboat Institution|RNLI]]" ends like "Iraqi", but is the name."""
+    rnli = entity("Royal National Lifeboat Institution", "Company", "ORG")
+    result = labeller("en").label_article(
+        article("The [[Royal National Lifeboat Institution|RNLI]] runs stations. The RNLI was founded in [[Kentucky]]."),
+        {**TARGETS, "Royal National Lifeboat Institution": rnli})
+    assert dict(tags(result, 0))["RNLI"] == "B-ORG" and dict(tags(result, 1))["RNLI"] == "B-ORG"
 
 
 def test_alias_ambiguous_unk_a_founder_named_like_his_company():

@@ -95,6 +95,8 @@ def test_gathered_articles_nobody_tuned_on_against_blind_gold(tmp_path):
     report = score_corpus(str(corpus), gold)
     print(report.format())
     assert report.kept_sentences >= 300
-    assert report.scores.f1 >= 94 and all(report.scores.per_type[k].f1 >= 93 for k in ("LOC", "PER", "MISC"))
+    # issue [4/5]'s acceptance: F >= 97, every type with 30 gold entities or more >= 93
+    assert report.scores.f1 >= 97
+    assert all(t.f1 >= 93 for t in report.scores.per_type.values() if t.support >= 30)
     held_out = score_corpus(str(corpus), gold[170:])
-    assert held_out.scores.f1 >= 92
+    assert held_out.scores.f1 >= 97

@@ -208,6 +208,16 @@ def test_the_curated_table_types_a_title_unless_the_users_table_does():
     assert typed("European Union", "de", **votes).decision == "majority"  # no German table
 
 
+def test_the_curated_table_makes_alliances_organisations_and_degrees_no_entities():
+    """Recurring type errors of the shared samples: the Allies typed Country (a LOC), academic
+    degrees typed University (an ORG in a biography's every "earned a Bachelor of Arts")."""
+    allies = typed("Allies of World War II", types=(("Country", 0), ("Location", 0), ("Country", 1)))
+    assert (allies.decision, allies.info.entity.conll) == ("curated", "ORG")
+    degree = typed("Bachelor of Arts", types=(("University", 0), ("University", 1)))
+    assert (degree.decision, degree.info.entity.conll) == ("curated", "O")
+    assert typed("University of Delaware", types=(("University", 0),)).info.entity.conll == "ORG"
+
+
 def test_no_evidence_is_no_decision():
     assert typed("Queen").decision is None
     assert typed("1987").decision is None  # the calendar rule is not a decision on evidence
@@ -224,7 +234,7 @@ REAL_TITLES = {
     "Hinduism": ("unknown", None, None),  # Country vs EthnicGroup, one file only
     "Computer animation": ("unknown", None, None),  # Election vs MusicGenre
     "French Revolution": ("unknown", None, None),  # Country vs MilitaryConflict: no longer LOC
-    "Doctor of Philosophy": ("unknown", None, None),  # OfficeHolder vs University
+    "Doctor of Philosophy": ("curated", "AcademicSubject", "O"),  # OfficeHolder vs University: a degree
     "Agriculture": ("unknown", None, None),  # Company vs PersonFunction
     "Kentucky": ("agreed", "AdministrativeRegion", "LOC"),
     "American Civil War": ("agreed", "MilitaryConflict", "MISC"),
@@ -278,7 +288,8 @@ def test_missions_and_wars_are_misc_through_their_own_infobox(page, cls):
 @pytest.mark.parametrize(("cls", "conll"), [
     ("Deity", "MISC"), ("MythologicalFigure", "MISC"), ("MilitaryConflict", "MISC"), ("SpaceMission", "MISC"),
     ("Spacecraft", "MISC"), ("InformationAppliance", "MISC"), ("Software", "MISC"), ("Film", "MISC"),
-    ("Language", "MISC"), ("EthnicGroup", "MISC"), ("FictionalCharacter", "PER"),
+    ("Language", "MISC"), ("EthnicGroup", "MISC"), ("FictionalCharacter", "PER"), ("Automobile", "MISC"),
+    ("Rocket", "MISC"), ("Ship", "MISC"), ("Aircraft", "MISC"), ("ArtificialSatellite", "MISC"),
 ])
 def test_the_class_table_makes_events_products_works_and_deities_misc(cls, conll):
     # CoNLL guidelines (tests/gold/GUIDELINES_EN.md): deities and mythological figures are MISC.

@@ -17,7 +17,7 @@ from wikisilver.labels.language import LanguagePack, case_stems
 from wikisilver.labels.limits import MAX_ALIAS_TOKENS
 from wikisilver.labels.order import (
     ALIAS_AMBIGUOUS_UNK, ALIAS_MATCH, ALIAS_PERSON_NAME_PART, DERIVED_WORD, MODIFIER_ANCHOR_IGNORED, NATIONALITY_WORD,
-    OWN_TITLE_UNK, PERSON_TITLE_UNK, UNRELATED_ANCHOR_IGNORED,
+    OWN_TITLE_UNK, PARTY_MEMBER_MISC, PERSON_TITLE_UNK, UNRELATED_ANCHOR_IGNORED,
 )
 from wikisilver.labels.registry import LabelConfig, Rule, Stage, rule
 from wikisilver.labels.state import UNK, Mention
@@ -55,12 +55,14 @@ def alias_forms(info: TargetInfo) -> list[str]:
 def is_derived(anchor: str, info: TargetInfo, pack: LanguagePack) -> bool:
     """'Turkish' -> Turkey: a single word not contained in any name of the entity.
 
+    An abbreviation in capitals is not derived either (``RNLI`` of the Royal National Lifeboat
+    Institution ends like ``Iraqi``, but is the name itself).
     An inflected name is not derived: a name followed by a case ending of the language
     ("Berlinben", "NASA-nak") or a possessive ending ("Lincoln's": ``possessive_endings``) is the
     name itself.
     """
     words = anchor.split()
-    if len(words) != 1:
+    if len(words) != 1 or _is_abbreviation(words[0]):
         return False
     word = words[0].lower()
     names = [w.lower() for form in (info.title, *info.aliases) for w in drop_parenthetical(form).split()]
@@ -75,6 +77,13 @@ def is_derived(anchor: str, info: TargetInfo, pack: LanguagePack) -> bool:
     # Derived words carry a derivational ending ("Turkish", "American", hu "berlini"); another
     # name of the entity ("Poroszország" for Porosz Királyság, a nickname) is not derived.
     return word.endswith(pack.derived_suffixes)
+
+
+def _is_abbreviation(text: str) -> bool:
+    """An abbreviation in capitals: ``NASA``, ``U.S.``, ``RNLI`` (letters only, two or more, all
+    capitals, periods and spaces aside)."""
+    letters = text.replace(".", "").replace(" ", "")
+    return len(letters) > 1 and letters.isalpha() and letters.isupper()
 
 
 _WORDS = re.compile(r"[^\W_][\w'’.-]*")
@@ -96,13 +105,33 @@ def anchor_names_target(anchor: str, info: TargetInfo, written: str = "") -> boo
     initials all the same).
     ``[[Ashkenazi Jews|Europe]]``, ``[[NASA|United States]]`` do not."""
     capitalized = [_stem4(w) for w in _WORDS.findall(anchor) if w[:1].isupper()]
-    if not capitalized:
-        return True
-    letters = anchor.replace(".", "").replace(" ", "")
-    if len(letters) > 1 and letters.isalpha() and letters.isupper():
+    if not capitalized or _is_abbreviation(anchor):
         return True
     names = [drop_parenthetical(name) for name in (info.title, written, *info.aliases)]
     return bool(set(capitalized) & {_stem4(w) for name in names for w in _WORDS.findall(name)})
+
+
+def is_member_word(word: str, info: TargetInfo, pack: LanguagePack) -> bool:
+    """Whether ``word`` names a member, a supporter or the adjective of an organisation of a class
+    whose members are named after it (``member_word_classes``: a political party) rather than the
+    organisation: one word that is not the title itself (``Democrats``, ``Democrat``, ``Whig`` of
+    ``Whig Party``; not ``Likud`` of Likud), nor an abbreviation in capitals (``SPD``), nor a noun
+    for the kind of thing it is (``the Party``: a word of ``lead_nouns``)."""
+    if info.entity is None or info.entity.dbpedia_class not in pack.member_word_classes:
+        return False
+    words = word.split()
+    return (len(words) == 1 and not _is_abbreviation(word) and word != drop_parenthetical(info.title)
+            and word.lower() not in pack.lead_nouns)
+
+
+def names_a_modifier(anchor: str, info: TargetInfo) -> bool:
+    """Whether an anchor is the words of its target's title before a lower-case tail
+    (``[[Northern Ireland national football team|Northern Ireland]]``): the anchor is the name of
+    the modifier (the country), not of the target."""
+    title = drop_parenthetical(info.title).split()
+    words = anchor.split()
+    return 0 < len(words) < len(title) and title[:len(words)] == words and all(
+        w[:1].islower() for w in title[len(words):])
 
 
 def not_a_persons_name(info: TargetInfo, pack: LanguagePack) -> bool:
@@ -128,21 +157,33 @@ def _person_part(title: str, of_words: Sequence[str]) -> tuple[str, str]:
 
 
 @rule(ALIAS_MATCH, Stage.ALIAS, requires=(
-    NATIONALITY_WORD, DERIVED_WORD, PERSON_TITLE_UNK, UNRELATED_ANCHOR_IGNORED, MODIFIER_ANCHOR_IGNORED))
+    NATIONALITY_WORD, DERIVED_WORD, PERSON_TITLE_UNK, UNRELATED_ANCHOR_IGNORED, MODIFIER_ANCHOR_IGNORED, PARTY_MEMBER_MISC))
 def alias_match(info: TargetInfo, anchor: Form, pack: LanguagePack, tokenize: Tokenize) -> Iterator[Form]:
     """``[[Abraham Lincoln]] was a lawyer. Lincoln was elected …``: an entity's capitalized anchor,
     title, title without disambiguator and redirect titles (``Lincoln`` → Abraham Lincoln), and the
     article's own title and aliases, mentioned unlinked, take the entity's tag. The anchor's form
     ends where its name does: not with punctuation or a possessive clitic (``Earth`` of
     ``[[Earth|Earth's]]``); a person's forms start where the name does, after any personal title
-    (``Mary`` of ``Queen Mary``)."""
+    (``Mary`` of ``Queen Mary``), and a person's, place's or organisation's after a leading
+    article (``New York Times``: the article is O, ``leading_article_o``)."""
     while anchor and (is_punct_token(anchor[-1]) or anchor[-1] in pack.possessive_clitics):
         anchor = anchor[:-1]
-    person = info.entity is not None and pack.conll_of(info.entity) == "PER"
+    conll = pack.conll_of(info.entity) if info.entity is not None else ""
     if anchor and all(is_capitalized(t) or not t.isalpha() for t in anchor):
-        yield _without_titles(anchor, pack) if person else anchor
+        yield _name_start(anchor, conll, pack)
     for form in alias_forms(info):
-        yield _without_titles(tokenize(form), pack) if person else tokenize(form)
+        yield _name_start(tokenize(form), conll, pack)
+
+
+def _name_start(form: Form, conll: str, pack: LanguagePack) -> Form:
+    """A form from where the name starts: after a person's personal titles, and (where the
+    ``leading_article_o`` rule's ``leading_articles`` are) after the article leading a person's,
+    place's or organisation's name (``New York Times`` of The New York Times)."""
+    if conll == "PER":
+        form = _without_titles(form, pack)
+    if conll in ("PER", "LOC", "ORG") and len(form) > 1 and form[0] in pack.leading_articles:
+        form = form[1:]
+    return form
 
 
 def _without_titles(form: Form, pack: LanguagePack) -> Form:
@@ -251,7 +292,10 @@ class AliasIndex:
         ``Aristotelian`` of ``[[Aristotle|Aristotelian]]``). Where ``modifier_anchor_ignored`` is
         on, a place's or an organisation's form of several words ending in a lower-case one
         (``Andorra national football team``) is none: that rule ignores such an anchor, and a form
-        must not undo it. ``not_entities``
+        must not undo it; nor is an anchor that is such a title without its lower-case tail
+        (``Northern Ireland`` of the national football team: the country). Where
+        ``party_member_misc`` is on, a one-word form of a party that is not its title is MISC
+        (``Democrats``). ``not_entities``
         (name -> the ``EVIDENCE`` rule that says so: the taxa of ``taxon_o``) claim their forms
         first, as O: an unlinked ``Lissamphibia`` is O, not UNK. A link that repeats an earlier
         one (same target, same anchor) adds nothing and is read once. ``deadline`` (a
@@ -271,6 +315,7 @@ class AliasIndex:
 
         own_forms: set[Form] = set()  # the one-word forms of a typed subject other than a person
         ambiguous = config.on(ALIAS_AMBIGUOUS_UNK)
+        members = config.on(PARTY_MEMBER_MISC, reader=ALIAS_MATCH)
 
         def add(info: TargetInfo, anchor: Form, alias_rule: Rule) -> None:
             mention = Mention.of(pack.tag_of(info), alias_rule.name)
@@ -287,7 +332,9 @@ class AliasIndex:
                     continue
                 if no_lower_tail and mention.conll in ("LOC", "ORG") and len(form) > 1 and form[-1][:1].islower():
                     continue
-                if len(form) == 1 and form[0] in nationality:
+                if members and len(form) == 1 and is_member_word(form[0], info, pack):
+                    entries[form] = Mention.of(derived._replace(target=info.title), PARTY_MEMBER_MISC)
+                elif len(form) == 1 and form[0] in nationality:
                     entries[form] = Mention.of(derived._replace(target=info.title), NATIONALITY_WORD)
                 elif derived_anchors and form == anchor and len(form) == 1 and is_derived(form[0], info, pack):
                     entries[form] = Mention.of(derived._replace(target=info.title), DERIVED_WORD)
@@ -312,6 +359,10 @@ class AliasIndex:
             if no_person and not_a_persons_name(info, pack):
                 continue
             related = not own_anchors_only or anchor_names_target(link.anchor, info, link.target)
+            # "[[Northern Ireland national football team|Northern Ireland]]": the country's name
+            # (modifier_anchor_ignored), no form of the team
+            if no_lower_tail and pack.conll_of(info.entity) in ("LOC", "ORG") and names_a_modifier(link.anchor, info):
+                related = False
             known.append((info, tokenize(link.anchor) if related else ()))
         known = list(dict.fromkeys(known))
         for alias_rule in rules:

@@ -24,9 +24,10 @@ from dataclasses import dataclass, field, replace
 from wikisilver.labels.aliases import GENERIC_CLASS, AliasIndex
 from wikisilver.labels.fragments import fragment_reason, is_unlinked_phrase, size_reason
 from wikisilver.labels.language import LanguagePack
+from wikisilver.labels.lead import LEAD_SENTENCES, lead_typed
 from wikisilver.labels.limits import MAX_SENTENCE_CHARS
 from wikisilver.labels.quality import quality_reasons
-from wikisilver.labels.order import ALIAS_MATCH, ALIAS_PERSON_NAME_PART, NATIONALITY_WORD, ROYAL_OF_PLACE
+from wikisilver.labels.order import ALIAS_MATCH, ALIAS_PERSON_NAME_PART, NATIONALITY_WORD, OWN_TITLE_LEAD, ROYAL_OF_PLACE
 from wikisilver.labels.rules import nationality_words
 from wikisilver.labels.registry import LabelConfig, Rule, Stage, first_answer
 from wikisilver.labels.second_pass import RULE as SECOND_PASS_RULE, SOURCE as SECOND_PASS, SecondPass
@@ -108,12 +109,19 @@ class Labeller:
         text = article.text
         targets, not_entities = self._by_evidence(article, targets, counts)
         check_time(deadline, "labelling")
+        sentences_at = list(self.processor.split_sentences(text))
+        if self.config.on(OWN_TITLE_LEAD):
+            lead = [self._tokens_at(text, s, e) for s, e in sentences_at[:LEAD_SENTENCES] if e - s <= MAX_SENTENCE_CHARS]
+            typed = lead_typed(article, own, lead, self.pack, self._tokens_of, self._pos_of)
+            if typed is not None:
+                own = typed
+                counts[OWN_TITLE_LEAD] += 1
         aliases = AliasIndex.build(article, targets, own, self.pack, self._tokens_of, self.alias_rules, self._nationality,
                                    not_entities, self.config, deadline)
         links = sorted(article.links, key=lambda link: link.start)
         link_pos = 0
         sentences: list[tuple[int, tuple[int, int], list, list[str], list[Link]]] = []
-        for index, (s_start, s_end) in enumerate(self.processor.split_sentences(text)):
+        for index, (s_start, s_end) in enumerate(sentences_at):
             check_time(deadline, "labelling")
             if s_end - s_start > MAX_SENTENCE_CHARS:  # not prose: never tokenized
                 counts["sentences_total"] += 1
@@ -215,6 +223,12 @@ class Labeller:
 
     def _tokens_of(self, text: str) -> tuple[str, ...]:
         return tuple(text[s:e] for s, e in self.processor.tokenize(text))
+
+    def _pos_of(self, tokens: Sequence[str]) -> list[str]:
+        return [a[1] for a in self.processor.annotate(tokens)]
+
+    def _tokens_at(self, text: str, start: int, end: int) -> tuple[str, ...]:
+        return tuple(text[s:e] for s, e in self.processor.tokenize(text, start, end))
 
     def _label_tokens(
         self, state: SentenceState, links: Sequence[Link], targets: Mapping[str, TargetInfo], aliases: AliasIndex,

@@ -8,12 +8,13 @@ calendar words of its ``calendar.toml``.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from wikisilver.entities.calendar import calendar_words
 from wikisilver.labels.state import Tag
-from wikisilver.languages import language_pack
+from wikisilver.languages import Pack, language_pack
 from wikisilver.records import EntityType, TargetInfo
+from wikisilver.resources import load_tsv
 
 
 def case_stems(token: str, suffixes: Sequence[str]) -> Iterator[str]:
@@ -24,6 +25,14 @@ def case_stems(token: str, suffixes: Sequence[str]) -> Iterator[str]:
         if len(token) > len(suffix) + 1 and token.endswith(suffix):
             stem = token[: -len(suffix)]
             yield stem[:-1] if stem.endswith("-") else stem
+
+
+def _lead_nouns(pack: Pack) -> dict[str, str]:
+    """The pack's ``lead_nouns.tsv``: head noun -> DBpedia class ({} without one)."""
+    if not pack.has("lead_nouns.tsv"):
+        return {}
+    header, *rows = load_tsv(pack.folder, "lead_nouns.tsv")
+    return {row[0]: row[1] for row in rows}
 
 
 @dataclass(frozen=True)
@@ -53,6 +62,13 @@ class LanguagePack:
     person_of_words: tuple[str, ...] = ()  # "of" of "Umberto I of Italy": the person is the part before
     # the language capitalizes every noun (German): a capitalized word the tagger calls a common noun is O
     nouns_capitalized: bool = False
+    # own_title_lead: the lead sentence's head noun after a copula and determiners -> DBpedia class
+    lead_nouns: Mapping[str, str] = field(default_factory=dict)
+    lead_copulas: frozenset[str] = frozenset()
+    lead_determiners: frozenset[str] = frozenset()
+    # party_member_misc: organisations whose members are named after them (a party: Democrats)
+    member_word_classes: frozenset[str] = frozenset()
+    leading_articles: frozenset[str] = frozenset()  # "The" of The New York Times: no part of the name
 
     @classmethod
     def load(cls, lang: str) -> "LanguagePack":
@@ -80,6 +96,11 @@ class LanguagePack:
             name_particles=pack.words("name_particles.txt"),
             person_of_words=tuple(data.get("person_of_words", ())),
             nouns_capitalized=bool(data.get("nouns_capitalized", False)),
+            lead_nouns=_lead_nouns(pack),
+            lead_copulas=frozenset(data.get("lead_copulas", ())),
+            lead_determiners=frozenset(data.get("lead_determiners", ())),
+            member_word_classes=frozenset(data.get("member_word_classes", ())),
+            leading_articles=frozenset(data.get("leading_articles", ())),
         )
 
     def conll_of(self, entity: EntityType) -> str:

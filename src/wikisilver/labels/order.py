@@ -26,6 +26,9 @@ ALIAS_MATCH: Final = "alias_match"
 ALIAS_PERSON_NAME_PART: Final = "alias_person_name_part"
 OWN_TITLE_UNK: Final = "own_title_unk"
 ALIAS_AMBIGUOUS_UNK: Final = "alias_ambiguous_unk"
+LEADING_ARTICLE_O: Final = "leading_article_o"
+PARTY_MEMBER_MISC: Final = "party_member_misc"
+OWN_TITLE_LEAD: Final = "own_title_lead"
 
 ORDER: Final[Mapping[Stage, tuple[str, ...]]] = {
     Stage.EVIDENCE: ("taxon_o", "common_noun_unk"),
@@ -39,18 +42,20 @@ ORDER: Final[Mapping[Stage, tuple[str, ...]]] = {
         "link_non_entity_o",
         PERSON_TITLE_UNK,
         DERIVED_WORD,
+        PARTY_MEMBER_MISC,
         MODIFIER_ANCHOR_IGNORED,
         UNRELATED_ANCHOR_IGNORED,
         "link_entity",
     ),
-    Stage.ANCHOR_HEAD: (NATIONALITY_WORD, "personal_title_o"),
+    Stage.ANCHOR_HEAD: (NATIONALITY_WORD, "personal_title_o", LEADING_ARTICLE_O),
     Stage.ANCHOR_END: ("trailing_punctuation_o", "lowercase_tail_o", "possessive_o"),
     Stage.HYPHEN: ("inflected_name", "hyphen_compound_o"),
     Stage.INSIDE: ("bracket_split", ROYAL_OF_PLACE, "location_comma_split"),
-    Stage.ALIAS: (ALIAS_MATCH, ALIAS_PERSON_NAME_PART, OWN_TITLE_UNK, ALIAS_AMBIGUOUS_UNK),
+    Stage.ALIAS: (ALIAS_MATCH, ALIAS_PERSON_NAME_PART, OWN_TITLE_UNK, ALIAS_AMBIGUOUS_UNK, OWN_TITLE_LEAD),
     Stage.INFLECTED: ("inflected_name",),
     Stage.TOKEN: (
         "personal_title_o",
+        LEADING_ARTICLE_O,
         "incidental_capital_o",
         NATIONALITY_WORD,
         "capitalized_noun_o",

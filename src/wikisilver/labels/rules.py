@@ -13,11 +13,14 @@ import re
 from collections import Counter
 
 from wikisilver.entities.calendar import is_calendar_title
-from wikisilver.labels.aliases import anchor_names_target, function_words, is_derived, not_a_persons_name
+from wikisilver.labels.aliases import (
+    anchor_names_target, function_words, is_derived, is_member_word, names_a_modifier, not_a_persons_name,
+)
 from wikisilver.labels.language import LanguagePack
 from wikisilver.labels.registry import Stage, rule
 from wikisilver.labels.order import (
-    DERIVED_WORD, MODIFIER_ANCHOR_IGNORED, NATIONALITY_WORD, PERSON_TITLE_UNK, ROYAL_OF_PLACE, UNRELATED_ANCHOR_IGNORED,
+    DERIVED_WORD, LEADING_ARTICLE_O, MODIFIER_ANCHOR_IGNORED, NATIONALITY_WORD, PARTY_MEMBER_MISC, PERSON_TITLE_UNK,
+    ROYAL_OF_PLACE, UNRELATED_ANCHOR_IGNORED,
 )
 from wikisilver.labels.state import LEAVE, O, UNK, UNKNOWN, Leave, Mention, SentenceState, Tag
 from wikisilver.languages import language_pack
@@ -218,19 +221,38 @@ def derived_word(link: Link, info: TargetInfo | None, pack: LanguagePack) -> Tag
     return None
 
 
+@rule(PARTY_MEMBER_MISC, Stage.LINK)
+def party_member_misc(link: Link, info: TargetInfo | None, pack: LanguagePack) -> Tag | None:
+    """``blue-collar [[Democratic Party (United States)|Democrats]]``, ``He was a [[Democratic Party
+    (United States)|Democrat]].``, ``a [[Whig Party (United States)|Whig]] congressman``: one word
+    for a political party (``member_word_classes``) that is not the party's title nor an
+    abbreviation names its members, supporters or adjective: the language's derived tag (English
+    MISC), as GUIDELINES_EN and CoNLL-2003 tag them; its unlinked mentions too. The party's name
+    (``Democratic Party``, ``Likud``) and abbreviation (``SPD``) stay ORG."""
+    if _typed(info) and pack.conll_of(info.entity) != "O" and is_member_word(link.anchor.strip(), info, pack):
+        return pack.derived(info.title)
+    return None
+
+
 @rule(MODIFIER_ANCHOR_IGNORED, Stage.LINK)
 def modifier_anchor_ignored(link: Link, info: TargetInfo | None, pack: LanguagePack) -> Leave | None:
     """``the [[Andorra national football team]]``, ``[[Tang dynasty]]``: an anchor whose
     lower-case tail is written in the target's own title in lower case (``national football team``)
     names the target by a name of something else, the modifier before the tail (Andorra the
     country, not the team; Tang no dynasty): the link is ignored and the modifier is left to the
-    other rules, rather than trimmed to it with the target's tag. Only places and organisations:
+    other rules, rather than trimmed to it with the target's tag. So is an anchor that is only the
+    modifier (``England, Scotland, Wales and [[Northern Ireland national football team|Northern
+    Ireland]] compete as separate countries``): the country's name, LOC as CoNLL-2003 tags a
+    country standing for its team, and no alias form of the team either (unlinked, the same words
+    name the country). Only places and organisations:
     a person's anchor keeps its head (``[[John Smith (footballer)|John Smith]]``), and so does a
     MISC one, whose head is mostly the name itself (``[[September 11 attacks]]``,
     ``[[Greek language]]``); where capitalization is the proper-noun test (Hungarian writes parts
     of names in lower case) the rule asks nothing."""
     if pack.capitalization_is_proper_noun or not _typed(info) or pack.conll_of(info.entity) not in ("LOC", "ORG"):
         return None
+    if names_a_modifier(link.anchor.strip(), info):
+        return LEAVE
     words = link.anchor.split()
     head = len(words)
     while head > 0 and words[head - 1][:1].islower():
@@ -272,6 +294,15 @@ def personal_title_in_anchor(token: str, tag: Mention, pack: LanguagePack) -> bo
     (``personal_titles`` of the language); in another name they are part of it (``[[General
     Motors]]``, ``[[Major League Baseball]]``)."""
     return tag.conll == "PER" and token in pack.personal_titles
+
+
+@rule(LEADING_ARTICLE_O, Stage.ANCHOR_HEAD)
+def leading_article_in_anchor(token: str, mention: Mention, pack: LanguagePack) -> bool:
+    """``[[The New York Times]] reported``: a capitalized article leading the anchor of a person, a
+    place or an organisation (``leading_articles``) is O, as GUIDELINES_EN says ("a name does not
+    include a leading the") and every English gold file annotates (The/O Go-Gos/ORG, The/O
+    Financial Times/ORG); the title of a work keeps it (``[The Crime at Black Dudley]MISC``)."""
+    return mention.conll in ("PER", "LOC", "ORG") and token in pack.leading_articles
 
 
 @rule("trailing_punctuation_o", Stage.ANCHOR_END)
@@ -356,6 +387,16 @@ def location_comma_split(token: str, tag: Mention, pack: LanguagePack) -> bool:
 def personal_title_alone(state: SentenceState, k: int, pack: LanguagePack) -> Tag | None:
     """``President Lincoln`` unlinked: the title before a name is O, wherever it stands."""
     return O if state.tokens[k] in pack.personal_titles else None
+
+
+@rule(LEADING_ARTICLE_O, Stage.TOKEN)
+def leading_article_alone(state: SentenceState, k: int, pack: LanguagePack) -> Tag | None:
+    """``… by The Washington Post`` unlinked (its alias form starts after the article): a
+    capitalized article right before the mention of a person, a place or an organisation is O."""
+    if state.tokens[k] not in pack.leading_articles or k + 1 >= len(state.tokens):
+        return None
+    following = state.mentions[k + 1]
+    return O if following is not None and following.conll in ("PER", "LOC", "ORG") else None
 
 
 @rule("incidental_capital_o", Stage.TOKEN)
