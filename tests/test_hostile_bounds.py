@@ -239,7 +239,7 @@ def test_alias_trie_matches_what_the_longest_first_list_matched() -> None:
 def test_word_after_word_matches_what_it_matched_when_tried_at_every_letter() -> None:
     """common_noun_unk's pattern is tried only where a run of word characters starts (linear); the
     pattern tried at every letter, as it was, finds the same words."""
-    from wikisilver.labels.rules import _AFTER_WORD
+    from wikisilver.labels.text_evidence import _AFTER_WORD
 
     at_every_letter = re.compile(r"[^\W\d_][\w'’-]*,? (?=([^\W\d_][\w'’-]*))")
     rng = random.Random(5)

@@ -10,7 +10,7 @@ words), ``aliases`` (the per-article alias index and its rules), ``quality`` (lo
 from __future__ import annotations
 
 # The rule modules register their rules on import; their order is checked and RULES read after all of them.
-from wikisilver.labels import aliases, lead, quality, rules  # noqa: F401
+from wikisilver.labels import aliases, lead, quality, rules, text_evidence  # noqa: F401
 from wikisilver.labels.labeller import ArticleResult, Labeller
 from wikisilver.labels.language import LanguagePack
 from wikisilver.labels.registry import LabelConfig, Rule, Stage, former_rule_names, rule_names, rules_fired, seal
