@@ -63,7 +63,8 @@ def test_one_class_per_entity_in_a_real_article():
     for sentence in result.sentences:
         for span in sentence.spans:
             names[" ".join(sentence.tokens[span.start:span.end])].add(span.dbpedia_class)
-            if span.target and span.rule != "derived_word":  # a derived word is not its entity
+            # a derived word ("Lincolnian") or a party's member word ("Whig" of the Whig Party) is not its entity
+            if span.target and span.rule not in ("derived_word", "party_member_misc"):
                 classes[span.target].add(span.dbpedia_class)
     assert {target: found for target, found in classes.items() if len(found) > 1} == {}
     # Kentucky is mentioned alone and after "Hodgenville," and "Hardin County,": one class.
