@@ -111,7 +111,7 @@ class Labeller:
         check_time(deadline, "labelling")
         sentences_at = list(self.processor.split_sentences(text))
         if self.config.on(OWN_TITLE_LEAD):
-            lead = [self._tokens_at(text, s, e) for s, e in sentences_at[:LEAD_SENTENCES] if e - s <= MAX_SENTENCE_CHARS]
+            lead = [self._tokens_of(text, s, e) for s, e in sentences_at[:LEAD_SENTENCES] if e - s <= MAX_SENTENCE_CHARS]
             typed = lead_typed(article, own, lead, self.pack, self._tokens_of, self._pos_of)
             if typed is not None:
                 own = typed
@@ -221,14 +221,11 @@ class Labeller:
                     counts[evidence_rule.name] += 1
         return (ChainMap(overrides, targets) if overrides else targets), not_entities
 
-    def _tokens_of(self, text: str) -> tuple[str, ...]:
-        return tuple(text[s:e] for s, e in self.processor.tokenize(text))
+    def _tokens_of(self, text: str, start: int = 0, end: int | None = None) -> tuple[str, ...]:
+        return tuple(text[s:e] for s, e in self.processor.tokenize(text, start, end))
 
     def _pos_of(self, tokens: Sequence[str]) -> list[str]:
         return [a[1] for a in self.processor.annotate(tokens)]
-
-    def _tokens_at(self, text: str, start: int, end: int) -> tuple[str, ...]:
-        return tuple(text[s:e] for s, e in self.processor.tokenize(text, start, end))
 
     def _label_tokens(
         self, state: SentenceState, links: Sequence[Link], targets: Mapping[str, TargetInfo], aliases: AliasIndex,

@@ -18,7 +18,7 @@ from wikisilver.labels.aliases import Form, Tokenize, alias_forms, function_word
 from wikisilver.labels.language import LanguagePack
 from wikisilver.labels.order import OWN_TITLE_LEAD
 from wikisilver.labels.registry import Stage, rule
-from wikisilver.ontology import load_builtin_ontology, resolve_classes, tag_for_class
+from wikisilver.ontology import class_table, tag_for_class
 from wikisilver.records import Article, EntityType, TargetInfo
 from wikisilver.text.base import is_capitalized, is_punct_token
 
@@ -46,7 +46,8 @@ def own_title_lead(info: TargetInfo, anchor: Form, pack: LanguagePack, tokenize:
 
 @functools.cache
 def _class_table() -> dict:
-    return resolve_classes(load_builtin_ontology())
+    """The shipped ontology's class -> tag table (not a build's ``--ontology``: the labeller is not given it)."""
+    return class_table(None)[1]
 
 
 def head_noun(tokens: Sequence[str], pos: Sequence[str], after: int, pack: LanguagePack) -> str | None:
