@@ -27,10 +27,11 @@ def split_targets(joined: Iterable[ArticleTarget]) -> tuple[dict[str, TargetInfo
     targets: dict[str, TargetInfo] = {}
     own = None
     for target in joined:
+        info = unpack(target.info)
         if target.own:
-            own = target.info
-        elif target.info is not None:
-            targets[target.written] = target.info
+            own = info
+        elif info is not None:
+            targets[target.written] = info
     return targets, own
 
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import apache_beam as beam
 
-from wikisilver.records import Article, TargetInfo, record
+from wikisilver.packed import pack, unpack
+from wikisilver.records import Article, record
 
 
 @record
@@ -14,7 +15,7 @@ class ArticleTarget:
     """What one article is sent about one title it asked for: a link target, or its own title."""
 
     written: str  # the title as the article wrote it (its own title: the article's title)
-    info: TargetInfo  # what is known of the title, redirects followed
+    info: bytes  # what is known of the title (a TargetInfo, redirects followed), packed once per title
     own: bool = False  # the article's own title rather than one of its link targets
 
 
@@ -32,9 +33,12 @@ def _requests(article: Article) -> Iterator[tuple[str, tuple[tuple[int, str], bo
 
 
 class _CollectRequests(beam.CombineFn):
-    """The requests for one title -> one tuple. As a combine, not a plain join input, so runners
-    lift it before the shuffle: a bundle sends each popular title once with all its requesters,
-    not once per link (about 150 distinct targets per article, most of them shared).
+    """The requests for one title -> one packed tuple (:mod:`wikisilver.packed`). As a combine, not
+    a plain join input, so runners lift it before the shuffle: a bundle sends each popular title
+    once with all its requesters, not once per link (about 150 distinct targets per article, most
+    of them shared). Packed, because a runner holds what crosses a shuffle, Beam's local runner as
+    objects: a dump's requests (one per article and distinct target) stay a few bytes each through
+    the two joins by title that carry them, until the typing step reads them.
 
     Beam's own ``ToListCombineFn`` would do, but it merges with ``sum(accumulators, [])``, which
     copies the list once per accumulator: quadratic for a title linked from every bundle."""
@@ -48,12 +52,15 @@ class _CollectRequests(beam.CombineFn):
 
     def merge_accumulators(self, accumulators) -> list:
         merged = []
-        for accumulator in accumulators:
-            merged.extend(accumulator)
+        for accumulator in accumulators:  # compacted (packed) where it crossed the shuffle
+            merged.extend(unpack(accumulator) if isinstance(accumulator, bytes) else accumulator)
         return merged
 
-    def extract_output(self, accumulator: list) -> tuple:
-        return tuple(accumulator)
+    def compact(self, accumulator: list) -> bytes:
+        return pack(accumulator)
+
+    def extract_output(self, accumulator: list) -> bytes:
+        return pack(tuple(accumulator))
 
 
 def _extend_chain(element) -> Iterator[tuple[str, tuple[str, str]]]:
@@ -65,21 +72,29 @@ def _extend_chain(element) -> Iterator[tuple[str, tuple[str, str]]]:
         yield target, (source, target)
 
 
-def _follow_redirect(element) -> Iterator[tuple[str, tuple[str, tuple]]]:
-    """The requests for one title as written -> (resolved title, (title as written, requests)).
+def _follow_redirect(element) -> Iterator[tuple[str, tuple[str, tuple[bytes, ...]]]]:
+    """The requests for one title as written -> (resolved title, (title as written, its packed
+    requests: :func:`requests_of` reads them)).
 
     One element per title, not per request: the typing join then handles a popular target
     once rather than once per link."""
     key, groups = element
-    requests = tuple(request for batch in groups["request"] for request in batch)
-    if not requests:
+    batches = tuple(groups["request"])
+    if not batches:
         return
     targets = sorted(set(groups["redirect"]))
-    yield (targets[0] if targets else key), (key, requests)
+    yield (targets[0] if targets else key), (key, batches)
+
+
+def requests_of(batches: Iterable[bytes]) -> Iterator[tuple[tuple[int, str], bool]]:
+    """(article key, is it the article's own title) of each request in packed batches."""
+    for batch in batches:
+        yield from unpack(batch)
 
 
 class ResolveRedirects(beam.PTransform):
-    """(articles, redirects) -> (resolved title, (title as written, ((article key, own title?), …))).
+    """(articles, redirects) -> (resolved title, (title as written, packed batches of (article key,
+    own title?): :func:`requests_of`)).
 
     The redirect table is resolved first (``hops`` rounds of a self-join, so chains of up to
     ``hops + 1`` redirects end on their final target; loops and longer chains end on a redirect

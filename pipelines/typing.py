@@ -16,7 +16,8 @@ from apache_beam.pvalue import PCollection
 from wikisilver.entities.typing import TitleEvidence, Typing, evidence_fields, type_title
 from wikisilver.ontology import ClassTag, Ontology
 from wikisilver.pipelines.common import COUNTS, counts
-from wikisilver.pipelines.redirects import ArticleTarget
+from wikisilver.packed import pack
+from wikisilver.pipelines.redirects import ArticleTarget, requests_of
 
 NOT_EVIDENCE = ("counts",)  # the inputs of the typing composites that are not grouped by title
 
@@ -82,9 +83,10 @@ class _AnswerRequests(_TypeTitle):
             # What the labeller does with an untyped target is what it does with one it is not
             # sent (unknown: UNK): four in five (article, target) pairs need not travel at all.
             return
-        for written, batch in requests:
-            for article, own in batch:
-                yield article, ArticleTarget(written, info, own)
+        packed = pack(info)  # once per title; each requesting article unpacks its own copy
+        for written, batches in requests:
+            for article, own in requests_of(batches):
+                yield article, ArticleTarget(written, packed, own)
 
 
 class TypeEveryTitle(beam.PTransform):

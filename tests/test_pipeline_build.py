@@ -216,6 +216,7 @@ def test_articles_are_sent_only_the_targets_the_labeller_can_use(tmp_path):
     from wikisilver.ontology import class_table
     from wikisilver.pipelines.typing import TypeRequestedTitles
     from wikisilver.pipelines.wiki_evidence import WikiEvidence
+    from wikisilver.packed import pack, unpack
     from wikisilver.records import PageFlags
 
     types = tmp_path / "types.ttl"
@@ -230,10 +231,10 @@ def test_articles_are_sent_only_the_targets_the_labeller_can_use(tmp_path):
             ("Budapest", PageFlags("Budapest")), ("River", PageFlags("River")),
             ("Mercury", PageFlags("Mercury", is_disambiguation=True)), ("Danube", PageFlags("Danube")),
         ])
-        requests = pipeline | "Requests" >> beam.Create([
-            ("Budapest", ("Budapest", ((article, False),))), ("River", ("river", ((article, False),))),
-            ("Mercury", ("Mercury", ((article, False),))), ("Danube", ("Danube", ((article, True),))),
-            ("Nowhere", ("Nowhere", ((article, False),))),
+        requests = pipeline | "Requests" >> beam.Create([  # as ResolveRedirects hands them on: in packed batches
+            ("Budapest", ("Budapest", (pack(((article, False),)),))), ("River", ("river", (pack(((article, False),)),))),
+            ("Mercury", ("Mercury", (pack(((article, False),)),))), ("Danube", ("Danube", (pack(((article, True),)),))),
+            ("Nowhere", ("Nowhere", (pack(((article, False),)),))),
         ])
         redirects = pipeline | "NoRedirects" >> beam.Create([])
         config = BuildConfig(dumps=(), lang="en", out="", types=(str(types),))
@@ -242,8 +243,8 @@ def test_articles_are_sent_only_the_targets_the_labeller_can_use(tmp_path):
         evidence = pcollections(wiki) | GatherEvidence(config, requests)
         assert set(evidence.sources) == {"types"}  # the sources the run does not use are left out
         targets, _ = evidence.inputs() | TypeRequestedTitles("en", ontology, table, requests)
-        sent = targets | beam.Map(lambda kv: (kv[0], kv[1].written, kv[1].info.title,
-                                              kv[1].info.entity.conll if kv[1].info.entity else None))
+        sent = targets | beam.Map(lambda kv: (kv[0], kv[1].written, unpack(kv[1].info).title,
+                                              unpack(kv[1].info).entity.conll if unpack(kv[1].info).entity else None))
         assert_that(sent, equal_to([(article, "Budapest", "Budapest", "LOC"), (article, "Mercury", "Mercury", None)]))
 
 
