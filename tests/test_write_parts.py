@@ -7,7 +7,9 @@ import pickle
 import apache_beam as beam
 from apache_beam.testing.test_pipeline import TestPipeline
 
-from wikisilver.packed import pack_sentences, sentences_in_order, unpack
+from dataclasses import replace
+
+from wikisilver.packed import pack_sentences, sentences_in_order, unpack_sentences
 from wikisilver.corpus.read import read_sentences
 from wikisilver.pipelines.write import WriteCorpus, part_name, shard_of
 from wikisilver.records import EntitySpan, LabelledSentence
@@ -26,7 +28,11 @@ def article(page_id: int, n: int) -> tuple[LabelledSentence, ...]:
 def test_packed_articles_come_back_whole_and_in_page_order() -> None:
     articles = [article(page_id, 3) for page_id in (31, 4, 1000, 7)]
     packed = [pack_sentences(a) for a in articles]
-    assert unpack(packed[0][2]) == articles[0]
+    assert tuple(unpack_sentences(packed[0][2])) == articles[0]
+    # tokens left out where the text gives them; kept where it does not, or where offsets are unknown
+    odd = (replace(articles[1][0], tokens=("Rīga", "lies", "here", ".")), replace(articles[1][1], offsets=()),
+           articles[1][2])
+    assert tuple(unpack_sentences(pack_sentences(odd)[2])) == odd
     # an article's sentences cost a few bytes each packed: a fraction of their pickle
     long = article(5, 200)
     assert len(pack_sentences(long)[2]) < len(pickle.dumps(long)) / 5

@@ -13,6 +13,7 @@ from __future__ import annotations
 import pickle
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import fields
 from typing import Any
 
 from wikisilver.records import LabelledSentence
@@ -30,13 +31,44 @@ def unpack(packed: bytes) -> Any:
 
 PackedArticle = tuple[int, int, bytes]  # (page id, index of its first sentence, its sentences packed)
 
+# The fields of a sentence that differ within an article, in record order after page id and title.
+_COLUMNS = tuple(f.name for f in fields(LabelledSentence))[2:]
+_TOKENS = _COLUMNS.index("tokens")
+
 
 def pack_sentences(sentences: Sequence[LabelledSentence]) -> PackedArticle:
-    """The kept sentences of one article (in order, at least one), packed and keyed for sorting."""
-    return sentences[0].page_id, sentences[0].index, pack(tuple(sentences))
+    """The kept sentences of one article (in order, at least one), packed and keyed for sorting.
+
+    Packed field by field, not sentence by sentence: an article's tags, lemmas and offsets side by
+    side compress better. A token is left out where its offsets give it (``text[start:end]``, as
+    the labeller cuts it): the same sentences come back, in a quarter fewer bytes, and the part
+    writer holds its whole part's articles so."""
+    first = sentences[0]
+    columns = [tuple(getattr(sentence, name) for sentence in sentences) for name in _COLUMNS]
+    columns[_TOKENS] = tuple(None if _cut_from_text(s) else s.tokens for s in sentences)
+    return first.page_id, first.index, pack((first.page_id, first.title, tuple(columns)))
+
+
+def _cut_from_text(sentence: LabelledSentence) -> bool:
+    text = sentence.text
+    return len(sentence.offsets) == len(sentence.tokens) and all(
+        token == text[start:end] for token, (start, end) in zip(sentence.tokens, sentence.offsets))
+
+
+def unpack_sentences(packed: bytes) -> Iterator[LabelledSentence]:
+    """The sentences :func:`pack_sentences` packed, in order."""
+    page_id, title, columns = unpack(packed)
+    for values in zip(*columns):
+        tokens, text, offsets = values[_TOKENS], values[_TEXT], values[_OFFSETS]
+        if tokens is None:
+            values = (*values[:_TOKENS], tuple([text[start:end] for start, end in offsets]), *values[_TOKENS + 1:])
+        yield LabelledSentence(page_id, title, *values)
+
+
+_TEXT, _OFFSETS = _COLUMNS.index("text"), _COLUMNS.index("offsets")
 
 
 def sentences_in_order(articles: Iterable[PackedArticle]) -> Iterator[LabelledSentence]:
     """The sentences of packed articles by (page id, sentence index), one article unpacked at a time."""
-    for page_id, index, packed in sorted(articles, key=lambda article: article[:2]):
-        yield from unpack(packed)
+    for _page_id, _index, packed in sorted(articles, key=lambda article: article[:2]):
+        yield from unpack_sentences(packed)

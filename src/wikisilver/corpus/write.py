@@ -120,9 +120,10 @@ def sentences_to_table(sentences: Iterable[LabelledSentence], with_source: bool 
     return pa.table(columns, schema=SOURCE_SCHEMA if with_source else SENTENCE_SCHEMA)
 
 
-# Sentences a Parquet row group holds (some 100,000 tokens): the writer holds one group's sentences
-# as objects and as an Arrow table at a time, so this, not a part's size, bounds its memory.
-ROW_GROUP_SENTENCES = 4096
+# Sentences a Parquet row group holds (some 25,000 tokens): the writer holds one group's sentences
+# as objects and as an Arrow table at a time, so this, not a part's size, bounds its memory (4,096
+# held ~25 MB more at the peak of the one-worker 8x build, docs/performance.md).
+ROW_GROUP_SENTENCES = 1024
 
 
 def write_part(
