@@ -10,7 +10,7 @@ rerun before it: wikisilver.rerun; what manifest.json records: wikisilver.manife
         place(output, staging, CORPUS.dirs)
     commit(output, manifest)     # manifest.json last: only a finished output has one
 
-Here: the DirectRunner without downloads, Ctrl-C as a plain KeyboardInterrupt, Beam's worker
+Here: the DirectRunner without downloads, glibc told to hand freed memory back (wikisilver.memory), Ctrl-C as a plain KeyboardInterrupt, Beam's worker
 tracebacks kept out of the user's terminal, and the innermost error's message as the one line.
 """
 
@@ -28,6 +28,7 @@ from apache_beam.options.pipeline_options import PipelineOptions
 
 from wikisilver.engines import normalize_runner
 from wikisilver.errors import PipelineFailed, WikisilverError
+from wikisilver.memory import hand_back_freed_memory
 from wikisilver.pipelines.follow import JobFollower
 
 log = logging.getLogger(__name__)
@@ -43,6 +44,7 @@ def run_pipeline(
     KeyboardInterrupt (:func:`interruptible`).
     """
     options = local_runner_without_downloads(options)
+    hand_back_freed_memory()  # the local runner frees each stage's input: let the process shrink
     with interruptible() as interrupted:
         try:
             with beam_errors_hidden():
