@@ -63,12 +63,19 @@ def stage_of(frames: list[str]) -> str:
     return "Beam's runner (encoding, moving, scheduling elements)"
 
 
+def is_idle(frames: list[str]) -> bool:
+    """A sample of one of Beam's helper threads asleep (its state sampler, the data plane's periodic
+    flush): py-spy reports them as running, but they spend no CPU, so they are left out."""
+    return frames[0].startswith("Thread._bootstrap") and frames[-1].startswith(("Thread.run ", "Condition.wait "))
+
+
 def shares(raw: Path) -> dict[str, float]:
     counts: collections.Counter[str] = collections.Counter()
     for line in raw.read_text().splitlines():
         stack, _, n = line.rpartition(" ")
-        if stack:
-            counts[stage_of(stack.split(";"))] += int(n)
+        frames = stack.split(";")
+        if stack and not is_idle(frames):
+            counts[stage_of(frames)] += int(n)
     total = sum(counts.values())
     return {stage: n / total for stage, n in counts.most_common()}
 
