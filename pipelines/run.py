@@ -10,8 +10,9 @@ rerun before it: wikisilver.rerun; what manifest.json records: wikisilver.manife
         place(output, staging, CORPUS.dirs)
     commit(output, manifest)     # manifest.json last: only a finished output has one
 
-Here: the DirectRunner without downloads, glibc told to hand freed memory back (wikisilver.memory), Ctrl-C as a plain KeyboardInterrupt, Beam's worker
-tracebacks kept out of the user's terminal, and the innermost error's message as the one line.
+Here: the DirectRunner without downloads, glibc told to hand freed memory back
+(wikisilver.memory), Ctrl-C as a plain KeyboardInterrupt, Beam's worker tracebacks kept out of the
+user's terminal, and the innermost error's message as the one line.
 """
 
 from __future__ import annotations

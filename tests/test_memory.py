@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import subprocess
@@ -12,12 +13,11 @@ import pytest
 from wikisilver.memory import SETTINGS
 
 GLIBC = sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc"
-PROBE = "import os, json; from wikisilver.memory import hand_back_freed_memory as h; print(json.dumps([h(), {k: v for k, v in os.environ.items() if k.startswith('MALLOC_')}]))"
+PROBE = ("import os, json; from wikisilver.memory import hand_back_freed_memory as h; "
+         "print(json.dumps([h(), {k: v for k, v in os.environ.items() if k.startswith('MALLOC_')}]))")
 
 
 def _probe(env: dict[str, str]) -> tuple[dict, dict]:
-    import json
-
     clean = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
     out = subprocess.run([sys.executable, "-c", PROBE], env={**clean, **env}, capture_output=True, text=True, check=True)
     applied, environment = json.loads(out.stdout)

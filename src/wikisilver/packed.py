@@ -33,7 +33,7 @@ PackedArticle = tuple[int, int, bytes]  # (page id, index of its first sentence,
 
 # The fields of a sentence that differ within an article, in record order after page id and title.
 _COLUMNS = tuple(f.name for f in fields(LabelledSentence))[2:]
-_TOKENS = _COLUMNS.index("tokens")
+_TOKENS, _TEXT, _OFFSETS = (_COLUMNS.index(name) for name in ("tokens", "text", "offsets"))
 
 
 def pack_sentences(sentences: Sequence[LabelledSentence]) -> PackedArticle:
@@ -64,8 +64,6 @@ def unpack_sentences(packed: bytes) -> Iterator[LabelledSentence]:
             values = (*values[:_TOKENS], tuple([text[start:end] for start, end in offsets]), *values[_TOKENS + 1:])
         yield LabelledSentence(page_id, title, *values)
 
-
-_TEXT, _OFFSETS = _COLUMNS.index("text"), _COLUMNS.index("offsets")
 
 
 def sentences_in_order(articles: Iterable[PackedArticle]) -> Iterator[LabelledSentence]:
