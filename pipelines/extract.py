@@ -10,6 +10,7 @@ import apache_beam as beam
 from apache_beam.pvalue import PCollection
 
 from wikisilver import wikitext
+from wikisilver.garbage import collect_garbage_less_often
 from wikisilver.pipelines.common import COUNTS, REJECTS, count, counter, guarded
 from wikisilver.progress import Progress
 from wikisilver.records import Article, Page, PageFlags
@@ -87,6 +88,7 @@ class _CleanArticle(beam.DoFn):
         self.progress_interval = progress_interval
 
     def setup(self) -> None:
+        collect_garbage_less_often()  # a distributed runner's worker process
         self.progress = Progress("clean", "articles", self.progress_interval)
 
     def process(self, page: Page) -> Iterator:

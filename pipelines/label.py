@@ -9,6 +9,7 @@ import apache_beam as beam
 from apache_beam.pvalue import PCollection
 from apache_beam.utils.shared import Shared
 
+from wikisilver.garbage import collect_garbage_less_often
 from wikisilver.labels import LabelConfig, Labeller
 from wikisilver.labels.labeller import ArticleResult
 from wikisilver.labels.second_pass import DEFAULT_THRESHOLD, SecondPass
@@ -90,6 +91,7 @@ class _LabelArticle(beam.DoFn):
         self.shared_model = Shared()
 
     def setup(self) -> None:
+        collect_garbage_less_often()  # a distributed runner's worker process
         self.labeller = article_labeller(*self.labeller_args, self.shared_model)
         self.progress = Progress("label", "articles", self.progress_interval)
 

@@ -29,6 +29,7 @@ from apache_beam.options.pipeline_options import PipelineOptions
 
 from wikisilver.engines import normalize_runner
 from wikisilver.errors import PipelineFailed, WikisilverError
+from wikisilver.garbage import collect_garbage_less_often
 from wikisilver.memory import hand_back_freed_memory
 from wikisilver.pipelines.follow import JobFollower
 
@@ -46,6 +47,7 @@ def run_pipeline(
     """
     options = local_runner_without_downloads(options)
     hand_back_freed_memory()  # the local runner frees each stage's input: let the process shrink
+    collect_garbage_less_often()  # a local run's worker is this process
     with interruptible() as interrupted:
         try:
             with beam_errors_hidden():
