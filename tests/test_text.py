@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,6 +18,7 @@ from wikisilver.text import TextProcessor, get_processor, train_punkt
 from wikisilver.text.punkt import read_punkt_params, write_punkt_params
 from wikisilver.text.tagger import PerceptronTagger, SuffixLemmatizer
 from wikisilver.text.treebank import read_conllup
+from wikisilver.dump.pages import iter_pages
 
 EN = get_processor("en")
 HU = get_processor("hu")
@@ -525,3 +527,57 @@ def test_fast_punkt_splits_exactly_as_nltk_does() -> None:
         assert list(fast.span_tokenize(text)) == expected, text
         assert list(shipped.span_tokenize(text)) == expected, text
     assert len(list(fast.span_tokenize(TRICKY_ENGLISH))) >= 8
+
+
+# -- the tokenizer's speed path ----------------------------------------------------------------
+
+_PACKS = sorted(p.parent.name for p in (Path(__file__).parents[1] / "mappings").glob("*/pack.toml"))
+_SPACES = "  \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+_SPACED = st.lists(st.sampled_from(list(_SPACES) + list("aZ1.,'’-\u0301\u09be日") + ["Mr.", "U.S.", "No. 5", "2012. "]),
+                   max_size=40).map("".join)
+
+
+def _plain(processor: TextProcessor):
+    """The processor's token pattern as written, without :func:`skipping_spaces` around it."""
+    wrapped = processor._token_pattern
+    prefix, suffix = r"\s*+(?:(", r")|\Z)"
+    assert wrapped.pattern.startswith(prefix) and wrapped.pattern.endswith(suffix)
+    return _engine(wrapped).compile(wrapped.pattern[len(prefix):-len(suffix)], wrapped.flags)
+
+
+def _engine(pattern):
+    return re if isinstance(pattern, re.Pattern) else regex
+
+
+def _same_tokens(processor: TextProcessor, plain, text: str, start: int, end: int) -> None:
+    assert processor.tokenize(text, start, end) == [m.span() for m in plain.finditer(text, start, end)]
+
+
+@pytest.mark.parametrize("lang", [*_PACKS, "nl"])
+def test_skipping_spaces_gives_the_same_tokens(lang: str) -> None:
+    processor = get_processor(lang)
+    plain = _plain(processor)
+    # what makes them equal: no alternative matches at a space, whatever stands before it
+    space = _engine(plain).compile(r"\s", plain.flags)
+    spaces = [c for c in map(chr, range(0x110000)) if space.match(c)]
+    assert "\u3000" in spaces and "\xa0" in spaces
+    for c in spaces:
+        for before in ("", "a", ".", "1", "'", "U.S", "日"):
+            assert plain.match(before + c + "a", len(before)) is None, (lang, hex(ord(c)), before)
+    # and real text of several scripts, whole and cut anywhere
+    for relative in (ENWIKI_EXTRACT, "wikidumps/huwiki-minidump.xml.bz2", "wikidumps/itwiki-small-dump.xml.gz",
+                     "wikidumps/jawiki-truncated-100k.xml.xz", "wikidumps/ukwiki-truncated-100k.xml.xz"):
+        for page in iter_pages(str(shared_file(relative)), limit=4):
+            text = getattr(page, "text", "")[:30_000]
+            _same_tokens(processor, plain, text, 0, len(text))
+            _same_tokens(processor, plain, text, len(text) // 3, len(text) // 2)
+    for text in ("", " ", "   ", "a", " a ", "a\u3000\u3000", "\u0301 a", "x" + " " * 5000):
+        _same_tokens(processor, plain, text, 0, len(text))
+
+
+@pytest.mark.parametrize("lang", ["en", "hu", "nl"])
+@settings(max_examples=200, deadline=None)
+@given(text=_SPACED, data=st.data())
+def test_skipping_spaces_gives_the_same_tokens_on_any_text(lang: str, text: str, data) -> None:
+    start = data.draw(st.integers(0, len(text)))
+    _same_tokens(get_processor(lang), _plain(get_processor(lang)), text, start, data.draw(st.integers(start, len(text))))

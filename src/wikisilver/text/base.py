@@ -30,6 +30,23 @@ _GENERIC_TOKEN = regex.compile(
     rf"[{_CJK}]|\d+(?:[.,:/]\d+)+|{_WORD}+(?:[-‐'’]{_WORD}+)*|\.{{2,}}|-{{2,}}|[^\w\s\p{{M}}]"
 )
 _LINE = re.compile(r"[^\n]+")
+
+
+def skipping_spaces(pattern: "re.Pattern[str] | regex.Pattern[str]") -> "re.Pattern[str] | regex.Pattern[str]":
+    r"""Speed, in one place: a token pattern that steps over the white space before each token.
+
+    ``pattern``'s alternatives match at every character but white space (the last one takes any
+    character that is neither a word character nor a space) and none at a space. A search for it
+    tries every alternative at every space before it gives up there, and between words that is
+    most of a tokenizer's time; this one takes a run of spaces in one possessive step, with the
+    token as group 1: the same tokens a third sooner (docs/performance.md). Spaces at the end of
+    the text end in a match of them and an empty one at the end (``\Z``, group 1 unset), so that
+    no run of them is scanned again from each of its positions. :meth:`TextProcessor.tokenize` reads it;
+    ``tests/test_text.py::test_skipping_spaces_gives_the_same_tokens`` holds the two equal."""
+    engine = re if isinstance(pattern, re.Pattern) else regex
+    return engine.compile(r"\s*+(?:(" + pattern.pattern + r")|\Z)", pattern.flags)
+
+
 _PUNCT = re.compile(r"^[^\w\s]+$")
 # What the default tagger lets stand before a capitalized first word (which it does not call PROPN).
 _OPENERS = frozenset("\"'“„«‘([¿¡")
@@ -110,13 +127,16 @@ class TextProcessor:
 
     # -- tokens -----------------------------------------------------------------------------
 
-    _token_pattern: "re.Pattern | regex.Pattern" = _GENERIC_TOKEN
+    _token_pattern: "re.Pattern | regex.Pattern" = skipping_spaces(_GENERIC_TOKEN)
 
     def tokenize(self, text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
         """Absolute [start, end) spans of the tokens in ``text[start:end]``."""
         if end is None:
             end = len(text)
-        return [m.span() for m in self._token_pattern.finditer(text, start, end)]
+        spans = [m.span(1) for m in self._token_pattern.finditer(text, start, end)]
+        while spans and spans[-1][0] < 0:  # the end after the last token: spaces, then the end itself
+            spans.pop()
+        return spans
 
     # -- lemma and POS ----------------------------------------------------------------------
 

@@ -27,7 +27,7 @@ from nltk.tokenize.punkt import PunktParameters
 
 from wikisilver.errors import InputError
 from wikisilver.languages import Pack
-from wikisilver.text.base import FINITE_POS, TextProcessor, first_word
+from wikisilver.text.base import FINITE_POS, TextProcessor, first_word, skipping_spaces
 from wikisilver.text.fast_punkt import fast_punkt_splitter
 from wikisilver.text.punkt import ORTHO_MID_LC, continues_name, last_words, read_punkt_params
 from wikisilver.text.tagger import PerceptronTagger, SuffixLemmatizer, load_model
@@ -59,7 +59,7 @@ class PackProcessor(TextProcessor):
         self._finite_exceptions = frozenset(finite.get("finite_exceptions", ()))
         self._after_subject = finite.get("after_subject")
         abbreviations = read_abbreviations(pack.path(sentences.get("abbreviations", "abbreviations.txt")))
-        self._token_pattern = token_pattern(tokens, abbreviations, where)
+        self._token_pattern = skipping_spaces(token_pattern(tokens, abbreviations, where))
         self.abbreviations = frozenset(a for a, kind in abbreviations if kind != "number")
         self._final_abbreviations = frozenset(a for a, kind in abbreviations if kind == "final")
         self._ordinal_periods = bool(sentences.get("ordinal_periods", False))
