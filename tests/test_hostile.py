@@ -6,6 +6,7 @@ from __future__ import annotations
 import bz2
 import codecs
 import random
+import re
 import subprocess
 import sys
 import time
@@ -59,8 +60,10 @@ _EN_PACK = LanguagePack.load("en")
 
 
 def _evidence(text: str) -> None:
-    for evidence_rule in _EVIDENCE:  # they read the whole article text before its sentences
-        evidence_rule.decide(text, _EN_PACK)
+    # they read the whole article text before its sentences; asked about every capitalized word
+    asked = {word[:1].upper() + word[1:] for word in re.findall(r"\w+", text)}
+    for evidence_rule in _EVIDENCE:
+        evidence_rule.decide(text, _EN_PACK, asked)
 
 
 STEPS = {

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from label_support import HU_TARGETS, TARGETS, article, entity
-from wikisilver.labels import RULES, LabelConfig, Labeller, is_lowercase_anchor, rules_fired
+from wikisilver.labels import RULES, LabelConfig, Labeller, LanguagePack, is_lowercase_anchor, rules_fired
 from wikisilver.labels.aliases import anchor_names_target
 from wikisilver.records import Article, Link, TargetInfo
 from wikisilver.text import get_processor
@@ -829,3 +829,44 @@ def article_from_clean(text: str, targets: dict = TARGETS) -> Article:
         if start >= 0:
             links.append(Link(start, start + len(title), title, title))
     return Article(1, "Test article", text, tuple(sorted(links, key=lambda link: link.start)))
+
+
+def _common_noun_unk_of_every_name(text: str) -> dict[str, str]:
+    """common_noun_unk as it was: every name of the article answered, from two whole-text counts."""
+    from collections import Counter
+
+    from wikisilver.labels.text_evidence import _AFTER_WORD, _WORD
+
+    lower = {word: n for word, n in Counter(_WORD.findall(text)).items() if word[0].islower()}
+    inside = Counter(_AFTER_WORD.findall(text))
+    return {word[0].upper() + word[1:]: "UNK" for word, n in lower.items()
+            if n > (inside.get(word[0].upper() + word[1:], 0) if (word[0].upper() + word[1:]).lower() in lower else 0)}
+
+
+def test_common_noun_unk_answers_each_name_asked_as_from_every_name() -> None:
+    """It answers only the names asked (the titles and anchors of an article's links), counting
+    the other spelling of each name where needed: the same answers as the whole-text rule, on
+    real articles (asked every name in them, linked or not) and on letters whose case is odd."""
+    from conftest import ENWIKI_EXTRACT, shared_file
+    from wikisilver.dump.pages import iter_pages
+    from wikisilver.labels.text_evidence import common_noun_unk
+    from wikisilver.wikitext import clean_wikitext
+
+    pack = LanguagePack.load("en")
+    texts = ["The ſtraße and Straße; ß and SS: İstanbul istanbul, the ǆungla Ǆungla. "
+             "A word, Word word word. x-ray X-ray X-ray. 3rd Word. ςigma Σigma σigma.",
+             "Moon moon moon. The Moon, Moon rose; the moon, moon."]
+    for relative in (ENWIKI_EXTRACT, "wikidumps/enwiki-gathered-articles.xml.bz2"):
+        for page in iter_pages(str(shared_file(relative)), limit=60):
+            if getattr(page, "text", None):
+                texts.append(clean_wikitext(page.text, lang="en").text)
+    compared = unknown = 0
+    for text in texts:
+        everything = _common_noun_unk_of_every_name(text)
+        asked = {w[:1].upper() + w[1:] for w in re.findall(r"[\w'’-]+", text)} | set(everything) | {"", "SS", "Ss"}
+        answers = common_noun_unk(text, pack, asked)
+        assert set(answers) <= asked
+        assert {name: everything.get(name) for name in asked} == {name: answers.get(name) for name in asked}
+        compared += len(asked)
+        unknown += len(answers)
+    assert compared > 10_000 and unknown > 1_000

@@ -204,18 +204,24 @@ class Labeller:
         (UNK), for this article; and the names shown to be O, with the rule that says so."""
         overrides: dict[str, TargetInfo] = {}
         not_entities: dict[str, str] = {}
+        # the links to an entity, with the names they go by: its title, their anchor (a title typed
+        # O, a planet, an element, is no entity either way: nothing to refute)
+        typed = []
+        for link in article.links:
+            info = targets.get(link.target)
+            if info is not None and info.entity is not None and self.pack.conll_of(info.entity) != "O":
+                typed.append((link, info, drop_parenthetical(info.title), link.anchor.strip()))
+        asked = frozenset(name for *_, title, anchor in typed for name in (title, anchor))
         for evidence_rule in self.evidence_rules:
-            names = evidence_rule.decide(article.text, self.pack)
+            names = evidence_rule.decide(article.text, self.pack, asked)
             if not names:
                 continue
             not_entities.update((name, evidence_rule.name) for name, tag in names.items() if tag == "O")
-            for link in article.links:
-                info = targets.get(link.target)
-                if link.target in overrides or info is None or info.entity is None:
+            for link, info, title, anchor in typed:
+                if link.target in overrides:
                     continue
-                tag = names.get(drop_parenthetical(info.title)) or names.get(link.anchor.strip())
-                # a title typed O (a planet, an element) is no entity either way: nothing to refute
-                if tag is not None and self.pack.conll_of(info.entity) != "O":
+                tag = names.get(title) or names.get(anchor)
+                if tag is not None:
                     entity = EntityType(info.title, None, "O", source=evidence_rule.name) if tag == "O" else None
                     overrides[link.target] = replace(info, entity=entity)
                     counts[evidence_rule.name] += 1

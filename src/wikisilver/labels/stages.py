@@ -12,7 +12,7 @@ import enum
 import inspect
 import types
 import typing
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Set
 from typing import Any, Protocol
 
 from wikisilver.labels.language import LanguagePack
@@ -33,9 +33,11 @@ class Stage(enum.Enum):
     """
 
     EVIDENCE = "evidence"
-    """Per article, once: ``(article text, pack) -> {name: "O" or UNK}``: titles the article's own
-    text shows are not the entities a type source says; a link to such a title, or its anchor
-    among the names, takes that tag instead of its type's, and the title gives no alias."""
+    """Per article, once: ``(article text, pack, asked) -> {name: "O" or UNK}``: titles the article's
+    own text shows are not the entities a type source says; a link to such a title, or its anchor
+    among the names, takes that tag instead of its type's, and the title gives no alias. ``asked``:
+    the names the labeller looks up (the titles and anchors of the links to a typed entity); a rule
+    may answer those only, or name more (names shown O also keep the alias index from them)."""
     LINK = "link"
     """Chain, per link: ``(link, target info or None, pack) -> Tag | LEAVE | None``."""
     ANCHOR_HEAD = "anchor_head"
@@ -64,7 +66,7 @@ class Stage(enum.Enum):
 
 
 class EvidenceRule(Protocol):
-    def __call__(self, text: str, pack: LanguagePack, /) -> Mapping[str, str]: ...
+    def __call__(self, text: str, pack: LanguagePack, asked: Set[str], /) -> Mapping[str, str]: ...
 
 
 class LinkRule(Protocol):

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
 from collections import Counter
+from collections.abc import Set
 
 from wikisilver.labels.language import LanguagePack
 from wikisilver.labels.registry import Stage, rule
@@ -20,13 +22,13 @@ def _taxon_pattern(ranks: frozenset[str]) -> re.Pattern[str]:
 
 
 @rule("taxon_o", Stage.EVIDENCE)
-def taxon_o(text: str, pack: LanguagePack) -> dict[str, str]:
+def taxon_o(text: str, pack: LanguagePack, asked: Set[str]) -> dict[str, str]:
     """``the modern subclass [[Lissamphibia]]``, ``the order Anura``: a capitalized word right
     after a taxonomic rank word (``taxon_ranks``) is the name of a taxon, which CoNLL does not
     annotate; where the article says so, every link to it and every alias of it is O, whatever a
     type source says (a sample typed Lissamphibia ``Band``). After a rank word that is also a
     common word (``latin_ranks``: "the order Grant gave") only a Latin name (``taxon_endings``)
-    counts."""
+    counts. Every taxon named is answered, asked or not: the alias index reads them all."""
     if not pack.taxon_ranks:
         return {}
     names = {}
@@ -44,26 +46,49 @@ _WORD = re.compile(r"(?<![\w'’-])([^\W\d_][\w'’-]*)")
 _AFTER_WORD = re.compile(r"(?<![\w'’-])[\d_'’-]*+[^\W\d_][\w'’-]*+,? (?=([^\W\d_][\w'’-]*))")
 
 
+@functools.cache
+def _lower_case_letters() -> dict[str, tuple[str, ...]]:
+    """Each upper case a lower-case letter has (one to three characters: "SS" of "ß") -> those
+    letters ("S": "s" and "ſ")."""
+    letters: dict[str, list[str]] = {}
+    for c in map(chr, range(sys.maxunicode + 1)):
+        if c.islower():
+            letters.setdefault(c.upper(), []).append(c)
+    return {upper: tuple(lower) for upper, lower in letters.items()}
+
+
 @rule("common_noun_unk", Stage.EVIDENCE)
-def common_noun_unk(text: str, pack: LanguagePack) -> dict[str, str]:
+def common_noun_unk(text: str, pack: LanguagePack, asked: Set[str]) -> dict[str, str]:
     """``… including consumers, agribusiness, trade lobbies … [[Agribusiness]] interests hold …``: a
     one-word title that the article writes in lower case more often than capitalized inside a
     sentence is a common noun to this article (the capitalization evidence of Nothman et al.),
     whatever a type source says (a sample typed Agribusiness ``University``): the link is unknown,
     UNK, and no alias (precision first: the sentence is dropped, not labelled O). Where
     capitalization is the proper-noun test (Hungarian) a type and a lower-case word never meet
-    this way, and the rule asks nothing."""
-    if pack.capitalization_is_proper_noun:
+    this way, and the rule asks nothing. Only the names ``asked`` are answered (the labeller looks
+    up no other)."""
+    if pack.capitalization_is_proper_noun or not asked:
         return {}
     # Counted by distinct word (Counter over the regex's matches), not word by word: an article
     # repeats its words, and this runs over every article's whole text.
-    lower = {word: n for word, n in Counter(_WORD.findall(text)).items() if word[0].islower()}
-    if not lower:
-        return {}
-    inside = Counter(_AFTER_WORD.findall(text))
+    words = Counter(_WORD.findall(text))
+    lower_case = _lower_case_letters()
+    inside: Counter | None = None  # the capitalized words inside a sentence, counted where needed
     names = {}
-    for word, n in lower.items():
-        name = word[0].upper() + word[1:]
-        if n > (inside.get(name, 0) if name.lower() in lower else 0):
+    for name in asked:
+        # the most frequent of the name's spellings with a lower-case first letter ("agribusiness")
+        lower = max((words.get(letter + name[size:], 0) for size in (1, 2, 3) if size <= len(name)
+                     for letter in lower_case.get(name[:size], ())), default=0)
+        if not lower:
+            continue
+        all_lower = name.lower()
+        if not (all_lower[:1].islower() and all_lower in words):  # no rival written capitalized
             names[name] = UNK
+        elif lower > words.get(name, 0):  # more often in lower case than capitalized anywhere
+            names[name] = UNK
+        else:
+            if inside is None:
+                inside = Counter(_AFTER_WORD.findall(text))
+            if lower > inside.get(name, 0):
+                names[name] = UNK
     return names
