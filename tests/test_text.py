@@ -172,7 +172,20 @@ def test_english_first_word_is_a_name_only_where_no_lowercase_use_is_known() -> 
     assert EN.annotate("However , he stayed .".split())[0][1] == "ADV"
 
 
-def test_english_dense_scorer_tags_as_the_plain_perceptron() -> None:
+@pytest.fixture(params=["C", "numpy"])
+def greedy_loop(request, monkeypatch) -> str:
+    """The dense scorer's left-to-right loop: compiled (``_greedy.c``, built at install where a C
+    compiler is found) and its numpy twin, which runs where it was not built."""
+    from wikisilver.text import fast_tagger
+
+    if request.param == "numpy":
+        monkeypatch.setattr(fast_tagger, "_greedy", None)
+    elif fast_tagger._greedy is None:
+        pytest.skip("wikisilver.text._greedy was not built (no C compiler at install): the numpy loop tags")
+    return request.param
+
+
+def test_english_dense_scorer_tags_as_the_plain_perceptron(greedy_loop: str) -> None:
     tagger = EN._tagger
     sentences = [[t[0] for t in s] for s in read_conllup(shared_file("gold/ud_english_ewt/en_ewt-ud-dev.conllu"))]
 
@@ -193,14 +206,19 @@ def test_english_dense_scorer_tags_as_the_plain_perceptron() -> None:
     assert [tag for k in range(0, len(sentences), 37) for tag in tagger.tag_many(sentences[k : k + 37])] == expected
 
 
-def test_dense_scorer_leaves_ties_and_unweighed_tags_to_the_plain_perceptron() -> None:
+def test_dense_scorer_leaves_ties_and_unweighed_tags_to_the_plain_perceptron(greedy_loop: str) -> None:
     # 0.1 + 0.2 and 0.3 are one sum in thousandths; in floats 0.1 + 0.2 is the larger, and the plain
     # perceptron's float sums decide, whatever tag comes first
     tie = PerceptronTagger({"b": {"VERB": 0.3, "NOUN": 0.1}, "w=x": {"NOUN": 0.2}}, {}, ["VERB", "NOUN"], "context")
     assert tie.tag(["x"]) == [tie._score(tie._features(0, ["x"], "-START-", "-START2-"))] == ["NOUN"]
+    # several sentences go to the dense scorer, whose integers tie on every token: the plain
+    # perceptron decides each, and the loop goes on after it with the tag it chose
+    sentences = [["x", "x", "x"], ["x"], ["y", "x"]]
+    assert tie.tag_many(sentences) == [tie.tag(words) for words in sentences] == [["NOUN"] * 3, ["NOUN"], ["VERB", "NOUN"]]
     # every weighed tag scores below 0: an unweighed tag (ADJ) is no candidate of the perceptron
     negative = PerceptronTagger({"b": {"NOUN": -1.0}, "w=x": {"VERB": -0.5}}, {}, ["ADJ", "NOUN", "VERB"], "context")
     assert negative.tag(["x", "x"]) == ["VERB", "VERB"]
+    assert negative.tag_many([["x", "x"], ["x"]]) == [["VERB", "VERB"], ["VERB"]]
 
 
 def test_new_weights_are_the_ones_that_tag() -> None:

@@ -25,6 +25,10 @@ token's few dozen weights are within far less than a thousandth of them, so the 
 best tag wherever one tag is best. A tie, or a best tag that no feature of the token weighs (only
 tags of the bias row are sure to be among the plain perceptron's candidates), is left to the plain
 perceptron, whose float sums decide.
+
+Where the package's C module was built (``_greedy.c``, compiled at install where a C compiler is
+found), the left-to-right choice runs there, sentence by sentence, with the same integers; without
+it, the numpy loop here does (:meth:`DenseScorer._choose`: the tags are the same either way).
 """
 
 from __future__ import annotations
@@ -33,6 +37,11 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 import numpy as np
+
+try:
+    from wikisilver.text import _greedy  # compiled at install where a C compiler is found
+except ImportError:  # pragma: no cover - the numpy loop does the same
+    _greedy = None
 
 _SCALE = 1000  # training rounds every weight to thousandths (tagger._average)
 START, START2 = "-START-", "-START2-"  # the tags "before" a sentence
@@ -171,6 +180,7 @@ class DenseScorer:
         self.table = np.zeros((len(weights) + 1, len(self.classes)), dtype=np.int32)  # summed as int64
         self.table[rows, columns] = thousandths
         self.sure = [tag in weights.get("b", ()) for tag in self.classes]  # the bias row's tags
+        self.sure_bytes = np.array(self.sure, dtype=np.uint8)  # as the C loop reads it
         # The tags before a token: a tag, or the start (-START- before the first word; before the
         # second, -START- two back; -START2- two back from the first).
         self.before = self.classes + (START, START2)
@@ -284,12 +294,29 @@ class DenseScorer:
         index, before = self.index, self.before
         given_of = {**index, None: -1}  # the dictionary's tag by its index; -1: none
         given = np.fromiter((given_of[tag] for k in todo for tag in dict_tags[k]), dtype=np.intp, count=len(at))
+        choose = self._choose if _greedy is None else self._choose_compiled
+        chosen = choose(fixed, np.stack((own_block, next_block, class_block), axis=1), given, first, lengths,
+                        lambda r, i, p, p2: index[plain(i, sentences[todo[r]], before[p], before[p2])])
+        names = [before[t] for t in chosen.tolist()]
+        for r, k in enumerate(todo):
+            out[k] = names[first[r] : first[r] + lengths[r]]
+        return out  # type: ignore[return-value]
+
+    def _choose(self, fixed: np.ndarray, blocks: np.ndarray, given: np.ndarray, first: np.ndarray,
+                lengths: np.ndarray, plain: Callable[[int, int, int, int], int]) -> np.ndarray:
+        """Each token's tag (an index of :attr:`before`), the sentences left to right together:
+        ``fixed`` scores, each token's three ``blocks`` (its word's, the next word's, its class's),
+        the ``given`` tags (-1: none), the sentences' ``first`` tokens and ``lengths`` (longest
+        first); ``plain(sentence, position, tag before, two before)`` decides where the integers do
+        not."""
+        index = self.index
         sure = np.asarray(self.sure)
         pair, tag_blocks = self.pair_scores, self.tag_blocks
-        chosen = np.empty(len(at), dtype=np.intp)
-        prev = np.full(len(todo), index[START], dtype=np.intp)
-        prev2 = np.full(len(todo), index[START2], dtype=np.intp)
-        active = len(todo)
+        own_block, next_block, class_block = blocks[:, 0], blocks[:, 1], blocks[:, 2]
+        chosen = np.empty(len(given), dtype=np.intp)
+        prev = np.full(len(first), index[START], dtype=np.intp)
+        prev2 = np.full(len(first), index[START2], dtype=np.intp)
+        active = len(first)
         for i in range(int(lengths[0])):
             while lengths[active - 1] <= i:
                 active -= 1
@@ -304,13 +331,32 @@ class DenseScorer:
             tags = np.where(known >= 0, known, best)
             for r in np.flatnonzero(~decided & (known < 0)):
                 # the integers do not decide: the plain perceptron's float sums do
-                tags[r] = index[plain(i, sentences[todo[r]], before[p[r]], before[p2[r]])]
+                tags[r] = plain(r, i, p[r], p2[r])
             chosen[token] = tags
             prev2[:active], prev[:active] = p, tags
-        names = [before[t] for t in chosen.tolist()]
-        for r, k in enumerate(todo):
-            out[k] = names[first[r] : first[r] + lengths[r]]
-        return out  # type: ignore[return-value]
+        return chosen
+
+    def _choose_compiled(self, fixed: np.ndarray, blocks: np.ndarray, given: np.ndarray, first: np.ndarray,
+                         lengths: np.ndarray, plain: Callable[[int, int, int, int], int]) -> np.ndarray:
+        """:meth:`_choose` in C (``_greedy.c``), each sentence left to right until a token the
+        integers do not decide; that one the plain perceptron decides here, and C goes on after it."""
+        index = self.index
+        chosen = np.empty(len(given), dtype=np.intp)
+        prev = np.full(len(first), index[START], dtype=np.intp)
+        prev2 = np.full(len(first), index[START2], dtype=np.intp)
+        start = np.zeros(len(first), dtype=np.intp)
+        stop = np.empty(len(first), dtype=np.intp)
+        arrays = (np.ascontiguousarray(fixed, dtype=np.int64), np.ascontiguousarray(blocks, dtype=np.intp),
+                  self.tag_blocks, self.pair_scores, given, self.sure_bytes, np.ascontiguousarray(first, dtype=np.intp),
+                  np.ascontiguousarray(lengths, dtype=np.intp))
+        while _greedy.decode(*arrays, start, prev, prev2, chosen, stop, len(self.classes), len(self.before)):
+            start[:] = stop  # the finished sentences stay finished
+            for r in np.flatnonzero(stop < lengths).tolist():
+                i = int(stop[r])
+                tag = plain(r, i, int(prev[r]), int(prev2[r]))
+                chosen[first[r] + i] = tag
+                prev2[r], prev[r], start[r] = prev[r], tag, i + 1
+        return chosen
 
     def _fixed_scores(self, ext: np.ndarray, at: np.ndarray, first: np.ndarray) -> np.ndarray:
         """(token, tag): each token's sum of its features that do not read the tags before it;
