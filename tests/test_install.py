@@ -94,3 +94,31 @@ def test_tagset_fine_is_for_gold_files_and_refused_for_ours_before_work(tmp_path
     done = wikisilver("gazetteers", "--corpus", str(gold), "--tagset", "fine", "--out", "-")
     assert done.returncode == 0, done.stderr
     assert "COMPANY\tGoogle\t1" in done.stdout.splitlines()  # every type of the gold file kept
+
+
+def _corpus_digest(out) -> dict[str, str]:
+    import hashlib
+
+    return {str(p.relative_to(out)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(out.rglob("*"))
+            if p.is_file() and p.name not in ("stats.json", "manifest.json", "README.md")}
+
+
+@pytest.mark.slow
+def test_without_a_c_compiler_the_install_goes_on_and_tags_the_same(tmp_path):
+    """The one compiled part (the tagger's greedy loop, setup.py) is optional: with a compiler that
+    always fails, building the package's extensions still succeeds (without it), and a build whose
+    extension is missing writes the demo corpus byte for byte as one with it."""
+    import os
+
+    env = {**os.environ, "CC": "false", "LDSHARED": "false"}
+    built = subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--build-lib", str(tmp_path / "lib"),
+                            "--build-temp", str(tmp_path / "tmp")], cwd=REPO, env=env, capture_output=True, text=True,
+                           timeout=300)
+    assert built.returncode == 0, built.stderr[-2000:]
+    assert "_greedy" in built.stderr and not list(tmp_path.rglob("_greedy*.so"))  # it said it left it out
+    fallback = without("wikisilver.text._greedy", "-q", "build", "--demo", "--out", str(tmp_path / "numpy"))
+    compiled = subprocess.run([sys.executable, "-m", "wikisilver.cli", "-q", "build", "--demo", "--out",
+                               str(tmp_path / "c")], capture_output=True, text=True, timeout=300)
+    assert fallback.returncode == 0 and compiled.returncode == 0, fallback.stderr + compiled.stderr
+    digest = _corpus_digest(tmp_path / "c")
+    assert any(name.startswith("tsv") for name in digest) and _corpus_digest(tmp_path / "numpy") == digest
