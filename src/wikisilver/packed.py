@@ -65,7 +65,6 @@ def unpack_sentences(packed: bytes) -> Iterator[LabelledSentence]:
         yield LabelledSentence(page_id, title, *values)
 
 
-
 def sentences_in_order(articles: Iterable[PackedArticle]) -> Iterator[LabelledSentence]:
     """The sentences of packed articles by (page id, sentence index), one article unpacked at a time."""
     for _page_id, _index, packed in sorted(articles, key=lambda article: article[:2]):

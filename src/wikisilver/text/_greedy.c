@@ -16,7 +16,7 @@
  *   tag_blocks  int32 [block][before][tag]
  *   pair        int64 [before][before][tag]  the tag before and the one two before
  *   given       intp  [token]            the dictionary's tag, or -1
- *   sure        uint8 [tag]              1: a tag of the bias row
+ *   sure        bool  [tag]              a tag of the bias row (one byte each)
  *   first, lengths  intp [sentence]      a sentence's first token and its length
  *   start       intp  [sentence]         where to go on (a sentence with start >= length is done)
  *   prev, prev2 intp  [sentence]         the tags before start (read and written)

@@ -179,8 +179,7 @@ class DenseScorer:
         self.exact = bool(np.all(np.abs(scaled - thousandths) < 1e-6) and np.all(np.abs(thousandths) < 2**31))
         self.table = np.zeros((len(weights) + 1, len(self.classes)), dtype=np.int32)  # summed as int64
         self.table[rows, columns] = thousandths
-        self.sure = [tag in weights.get("b", ()) for tag in self.classes]  # the bias row's tags
-        self.sure_bytes = np.array(self.sure, dtype=np.uint8)  # as the C loop reads it
+        self.sure = np.array([tag in weights.get("b", ()) for tag in self.classes])  # the bias row's tags
         # The tags before a token: a tag, or the start (-START- before the first word; before the
         # second, -START- two back; -START2- two back from the first).
         self.before = self.classes + (START, START2)
@@ -310,7 +309,7 @@ class DenseScorer:
         first); ``plain(sentence, position, tag before, two before)`` decides where the integers do
         not."""
         index = self.index
-        sure = np.asarray(self.sure)
+        sure = self.sure
         pair, tag_blocks = self.pair_scores, self.tag_blocks
         own_block, next_block, class_block = blocks[:, 0], blocks[:, 1], blocks[:, 2]
         chosen = np.empty(len(given), dtype=np.intp)
@@ -347,7 +346,7 @@ class DenseScorer:
         start = np.zeros(len(first), dtype=np.intp)
         stop = np.empty(len(first), dtype=np.intp)
         arrays = (np.ascontiguousarray(fixed, dtype=np.int64), np.ascontiguousarray(blocks, dtype=np.intp),
-                  self.tag_blocks, self.pair_scores, given, self.sure_bytes, np.ascontiguousarray(first, dtype=np.intp),
+                  self.tag_blocks, self.pair_scores, given, self.sure, np.ascontiguousarray(first, dtype=np.intp),
                   np.ascontiguousarray(lengths, dtype=np.intp))
         while _greedy.decode(*arrays, start, prev, prev2, chosen, stop, len(self.classes), len(self.before)):
             start[:] = stop  # the finished sentences stay finished
