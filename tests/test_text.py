@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 import regex
 from hypothesis import given, settings
@@ -204,6 +205,30 @@ def test_english_dense_scorer_tags_as_the_plain_perceptron(greedy_loop: str) -> 
     # together, as the labeller tags an article's sentences: the same tags, in any grouping
     assert tagger.tag_many(sentences) == expected
     assert [tag for k in range(0, len(sentences), 37) for tag in tagger.tag_many(sentences[k : k + 37])] == expected
+
+
+def test_compiled_fixed_scores_are_the_numpy_ones(monkeypatch) -> None:
+    from wikisilver.text import fast_tagger
+
+    if fast_tagger._greedy is None:
+        pytest.skip("wikisilver.text._greedy was not built (no C compiler at install): numpy scores")
+    tagger = EN._tagger
+    sentences = [[t[0] for t in s] for s in read_conllup(shared_file("gold/ud_english_ewt/en_ewt-ud-dev.conllu"))]
+    batches: list[tuple] = []
+    compiled_scores = fast_tagger.DenseScorer._fixed_scores_compiled
+
+    def both(self, ext, at, first):  # every batch of the tagging, scored both ways on the same words
+        compiled = compiled_scores(self, ext, at, first)
+        batches.append((self._fixed_scores(ext, at, first), compiled))
+        return compiled
+
+    monkeypatch.setattr(fast_tagger.DenseScorer, "_fixed_scores_compiled", both)
+    tagger._dense.words.clear()
+    for k in range(0, len(sentences), 50):
+        tagger.tag_many(sentences[k : k + 50])
+    assert len(batches) > 30 and sum(len(expected) for expected, _ in batches) > 20_000
+    for expected, compiled in batches:
+        assert compiled.dtype == expected.dtype and np.array_equal(compiled, expected)
 
 
 def test_dense_scorer_leaves_ties_and_unweighed_tags_to_the_plain_perceptron(greedy_loop: str) -> None:

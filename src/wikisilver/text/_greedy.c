@@ -1,6 +1,6 @@
-/* Speed, in one place: the English tagger's greedy choice, token by token, compiled.
+/* Speed, in one place: the English tagger's scoring of a batch of sentences, compiled.
  *
- * The same arithmetic as the position loop of wikisilver.text.fast_tagger.DenseScorer.tag_many
+ * decode: the same arithmetic as the position loop of wikisilver.text.fast_tagger.DenseScorer.tag_many
  * (its pure-Python and numpy twin, which runs where this module was not built): a token's score
  * for each tag is the sum of five integers (its fixed score; the pair of tags before it; the
  * blocks of the word, the next word and the word's class by the tag before it), the best tag is
@@ -24,6 +24,23 @@
  *   stop        intp  [sentence]         written: the token the plain perceptron must decide, or
  *                                        the length where the sentence is done
  * Returns the number of sentences stopped before their end.
+ *
+ * fixed(ext, at, first, sums, parts, table, pair_keys, pair_values, pair_offsets, pair_columns,
+ *       kind_base, base, out)
+ *   The scores of the features that read no tag before, DenseScorer._fixed_scores's numpy
+ *   arithmetic token by token (integer sums, in any order the same):
+ *   ext         intp  [id]               the sentences' word ids, each with two start and two end ids
+ *   at          intp  [token]            where each token's id is in ext
+ *   first       intp  [sentence]         each sentence's first token (its own row is the first word's)
+ *   sums        int32 [word][6][tag]     a word's summed rows in each role
+ *   parts       intp  [word][2]          its lower case's and its class's id among the pair parts
+ *   table       int32 [row][tag]         the weights
+ *   pair_keys   int64 [key]              sorted, the last one past every key
+ *   pair_values intp  [key]              the row of each key
+ *   pair_offsets, pair_columns  intp [kind][2]  where each kind's two parts come from
+ *   kind_base   int64 [kind]             a kind's first key, before its parts
+ *   base        n                        the number of parts plus one
+ *   out         int64 [token][tag]       written
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -151,8 +168,127 @@ done:
     return result;
 }
 
+static const Py_ssize_t ROLE_OFFSETS[5] = {0, -1, -2, 1, 2}; /* fast_tagger._ROLE_OFFSETS */
+static const Py_ssize_t ROLES[5] = {0, 2, 3, 4, 5};          /* _ROLES: own, prev, prev2, next, next2 */
+#define ROLE_FIRST 1                                         /* _FIRST: the own role of a first word */
+
+static PyObject *fixed(PyObject *self, PyObject *args) {
+    PyObject *objects[12];
+    Py_ssize_t base;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOnO", &objects[0], &objects[1], &objects[2], &objects[3],
+                          &objects[4], &objects[5], &objects[6], &objects[7], &objects[8], &objects[9],
+                          &objects[10], &base, &objects[11]))
+        return NULL;
+    static const char *names[12] = {"ext", "at", "first", "sums", "parts", "table", "pair_keys", "pair_values",
+                                    "pair_offsets", "pair_columns", "kind_base", "out"};
+    static const Py_ssize_t sizes[12] = {sizeof(Py_ssize_t), sizeof(Py_ssize_t), sizeof(Py_ssize_t), 4,
+                                         sizeof(Py_ssize_t), 4, 8, sizeof(Py_ssize_t), sizeof(Py_ssize_t),
+                                         sizeof(Py_ssize_t), 8, 8};
+    Held held[12] = {{{0}}};
+    PyObject *result = NULL;
+    uint8_t *firsts = NULL;
+    for (int k = 0; k < 12; k++)
+        if (take(objects[k], &held[k], sizes[k], k == 11, names[k]) < 0)
+            goto done;
+
+    const Py_ssize_t *ext = held[0].view.buf, *at = held[1].view.buf, *first = held[2].view.buf;
+    const int32_t *sums = held[3].view.buf;
+    const Py_ssize_t *parts = held[4].view.buf;
+    const int32_t *table = held[5].view.buf;
+    const int64_t *keys = held[6].view.buf;
+    const Py_ssize_t *values = held[7].view.buf, *offsets = held[8].view.buf, *columns = held[9].view.buf;
+    const int64_t *kind_base = held[10].view.buf;
+    int64_t *out = held[11].view.buf;
+    Py_ssize_t next = COUNT(held[0]), ntokens = COUNT(held[1]), nsentences = COUNT(held[2]);
+    Py_ssize_t nwords = COUNT(held[4]) / 2, nkinds = COUNT(held[10]), nkeys = COUNT(held[6]);
+    Py_ssize_t ntags = ntokens ? COUNT(held[11]) / ntokens : 0;
+
+    /* every index checked once, before any is used */
+    if (ntokens == 0) {
+        Py_INCREF(Py_None);
+        result = Py_None;
+        goto done;
+    }
+    if (ntags <= 0 || COUNT(held[11]) != ntokens * ntags || COUNT(held[3]) != nwords * 6 * ntags
+        || COUNT(held[4]) != nwords * 2 || COUNT(held[5]) % ntags != 0 || nkeys < 1 || COUNT(held[7]) != nkeys
+        || COUNT(held[8]) != nkinds * 2 || COUNT(held[9]) != nkinds * 2 || base <= 0) {
+        PyErr_SetString(PyExc_ValueError, "fixed: arrays of inconsistent shapes");
+        goto done;
+    }
+    Py_ssize_t nrows = COUNT(held[5]) / ntags;
+    for (Py_ssize_t i = 0; i < next; i++)
+        if (ext[i] < 0 || ext[i] >= nwords) {
+            PyErr_SetString(PyExc_ValueError, "fixed: a word id out of range");
+            goto done;
+        }
+    for (Py_ssize_t t = 0; t < ntokens; t++)
+        if (at[t] < 2 || at[t] + 2 >= next) {
+            PyErr_SetString(PyExc_ValueError, "fixed: a token's place out of range");
+            goto done;
+        }
+    for (Py_ssize_t k = 0; k < 2 * nkinds; k++)
+        if (offsets[k] < -2 || offsets[k] > 2 || columns[k] < 0 || columns[k] > 1) {
+            PyErr_SetString(PyExc_ValueError, "fixed: a pair part out of range");
+            goto done;
+        }
+    for (Py_ssize_t k = 0; k < nkeys; k++)
+        if (values[k] < 0 || values[k] >= nrows) {
+            PyErr_SetString(PyExc_ValueError, "fixed: a pair row out of range");
+            goto done;
+        }
+    firsts = PyMem_Calloc(ntokens, 1);
+    if (firsts == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t r = 0; r < nsentences; r++) {
+        if (first[r] < 0 || first[r] >= ntokens) {
+            PyErr_SetString(PyExc_ValueError, "fixed: a sentence out of range");
+            goto done;
+        }
+        firsts[first[r]] = 1;
+    }
+
+    for (Py_ssize_t t = 0; t < ntokens; t++) {
+        int64_t *score = out + t * ntags;
+        for (Py_ssize_t c = 0; c < ntags; c++)
+            score[c] = 0;
+        for (int j = 0; j < 5; j++) {
+            Py_ssize_t role = (j == 0 && firsts[t]) ? ROLE_FIRST : ROLES[j];
+            const int32_t *row = sums + (ext[at[t] + ROLE_OFFSETS[j]] * 6 + role) * ntags;
+            for (Py_ssize_t c = 0; c < ntags; c++)
+                score[c] += row[c];
+        }
+        for (Py_ssize_t k = 0; k < nkinds; k++) {
+            Py_ssize_t left = parts[ext[at[t] + offsets[2 * k]] * 2 + columns[2 * k]];
+            Py_ssize_t right = parts[ext[at[t] + offsets[2 * k + 1]] * 2 + columns[2 * k + 1]];
+            int64_t key = (kind_base[k] + left) * base + right;
+            /* the first key not below (numpy's searchsorted, left), without branches to mispredict */
+            const int64_t *found = keys;
+            for (Py_ssize_t n = nkeys; n > 1; n -= n / 2)
+                found = found[n / 2 - 1] < key ? found + n / 2 : found;
+            Py_ssize_t lo = (found - keys) + (*found < key);
+            if (lo < nkeys && keys[lo] == key) { /* else row 0, which weighs nothing */
+                const int32_t *row = table + values[lo] * ntags;
+                for (Py_ssize_t c = 0; c < ntags; c++)
+                    score[c] += row[c];
+            }
+        }
+    }
+    Py_INCREF(Py_None);
+    result = Py_None;
+
+done:
+    PyMem_Free(firsts);
+    for (int k = 0; k < 12; k++)
+        if (held[k].held)
+            PyBuffer_Release(&held[k].view);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"decode", decode, METH_VARARGS, "The greedy tags of a batch of sentences (see the module's source)."},
+    {"fixed", fixed, METH_VARARGS, "The fixed scores of a batch's tokens (see the module's source)."},
     {NULL, NULL, 0, NULL},
 };
 
