@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bz2
+import collections
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from functools import lru_cache
@@ -470,6 +471,9 @@ LINK_FRAGMENTS = [
     "[[de:Anarchismus]]", "[[#History|history]]", "[[wikt:word]]", "[[ Foo  bar |baz  qux]]",
     "[[File:x.jpg|thumb|a [[Paris]] caption]]", "mailto:", "Tel:", "hotel:", "s", "ing", "-ban",
     "Note: ", "12:30", " / ", "//", "\n* ", "\n: ", "\n;", "\n----", "\n== H ==", "\u00a0", "&amp;",
+    "&nbsp;", "&NBSP;", "&nbsp", "[[Image:y.png|left|upright=1.2|A [[b|c]] d [[e]]]]", "[[Category:Z|k [[x]]]]",
+    "[[File:", "[[Kategória:Z]]", "[[Fájl:a.svg|b [[c]]|d]]", "[[Foo|a|b]]", "[[Foo|a [[b]] c]]",
+    "[[de:X|y [[z]]]]", "[[:File:x.png|a [[b]]]]", "|thumb|", "[[ ]]", "[[b| ]]", "[[x.ogg|y [[z]]]]",
 ]
 
 
@@ -482,10 +486,10 @@ def _rendered_both_ways(chunk: str, lang: str):
     from wikisilver.wikitext.language import language_data
     from wikisilver.wikitext.plain_links import plain_link_pieces
 
-    pieces = plain_link_pieces(chunk)
+    parsed, plain = Builder(language_data(lang)), Builder(language_data(lang))
+    pieces = plain_link_pieces(chunk, plain.drops)
     if pieces is None:
         return None
-    parsed, plain = Builder(language_data(lang)), Builder(language_data(lang))
     parsed.nodes(mwparserfromhell.parse(chunk, skip_style_tags=True).nodes)
     plain.pieces(pieces)
     return ("".join(parsed.parts), parsed.links), ("".join(plain.parts), plain.links)
@@ -505,14 +509,16 @@ def test_plain_link_pieces_render_as_the_parser() -> None:
     for _, ns, text in _pages(shared_file(ENWIKI_EXTRACT)):
         if ns == 0 and not text.lstrip().lower().startswith("#redirect"):
             chunks.extend(prepass(text, None).split("\n\n"))
-    taken = 0
+    taken, shapes = 0, collections.Counter()
     for chunk in chunks:
         for lang in ("en", "hu"):
             both = _rendered_both_ways(chunk, lang)
             if both is not None:
                 taken += 1
+                shapes.update(shape for shape in ("[[File:", "[[Image:", "&nbsp;") if shape in chunk)
                 assert both[0] == both[1], chunk
     assert taken > len(chunks) / 2  # the path is taken for most real prose
+    assert min(shapes.values()) > 50 and len(shapes) == 3, shapes  # with captions of links, and spaces
 
 
 def test_inline_templates_render_from_the_table() -> None:

@@ -40,6 +40,7 @@ _MEDIA_FILE = tuple(f".{ext}" for ext in "png jpg jpeg gif svg tif tiff webp xcf
 # HTML tags whose content is not running text.
 _DROP_CONTENT_TAGS = frozenset(DROPPED_TAGS) | {"s", "del", "strike"}
 _BREAK_TAGS = frozenset({"br", "hr", "p", "li", "dd", "dt", "div", "tr", "blockquote"})
+_DROPPED, _TEXT, _LINKED = "dropped", "text", "linked"  # what a link is by its title's prefix
 
 
 class Builder:
@@ -79,7 +80,7 @@ class Builder:
 
     def prose(self, chunk: str) -> None:
         """Add one piece of prose (wikitext after the pre-passes) as it renders."""
-        pieces = plain_link_pieces(chunk)
+        pieces = plain_link_pieces(chunk, self.drops)
         if pieces is None:
             self.nodes(mwparserfromhell.parse(chunk, skip_style_tags=True).nodes)
         else:
@@ -147,6 +148,24 @@ class Builder:
             text = text.nodes if text.nodes and str(text).strip() else ""
         self.link(_plain(node.title), text, trail, in_link)
 
+    def drops(self, raw_title: str) -> bool:
+        """Whether a link to this title (as written) renders nothing, its anchor and trail included."""
+        title = raw_title.strip()
+        return not title.startswith(":") and self._kind(title) == _DROPPED
+
+    def _kind(self, title: str) -> str:
+        """What a link to ``title`` (without a leading colon) is by its prefix: dropped (a file, a
+        category, an interlanguage link), text (another namespace, an interwiki link) or linked."""
+        prefix, has_prefix, rest = title.partition(":")
+        if not has_prefix:
+            return _LINKED
+        key = name_key(prefix)
+        if key in self.lang.drop_prefixes or rest.rstrip().lower().endswith(_MEDIA_FILE):
+            return _DROPPED
+        if key in self.lang.other_prefixes:
+            return _TEXT
+        return _DROPPED if self.lang.interlanguage.fullmatch(prefix.strip()) else _LINKED
+
     def link(self, raw_title: str, text: str | list | None, trail: str, in_link: bool) -> None:
         """One wikilink: ``text`` is None without a pipe, "" for an empty anchor (the pipe trick),
         a plain anchor as a string, or the nodes of an anchor with markup of its own."""
@@ -154,24 +173,10 @@ class Builder:
         colon = title.startswith(":")
         if colon:
             title = title[1:].lstrip()
-        prefix, has_prefix, rest = title.partition(":")
-        linkable = True
-        if has_prefix:
-            key = name_key(prefix)
-            if key in self.lang.drop_prefixes or rest.rstrip().lower().endswith(_MEDIA_FILE):
-                if not colon:
-                    return  # a file or category: its caption is not running text
-                linkable = False
-            elif key in self.lang.other_prefixes:
-                linkable = False
-            elif self.lang.interlanguage.fullmatch(prefix.strip()):
-                if not colon:
-                    return  # an interlanguage link renders nothing in the text
-                linkable = False
-        if title.startswith("#"):
-            linkable = False
-        if in_link:
-            linkable = False
+        kind = self._kind(title)
+        if kind == _DROPPED and not colon:
+            return  # a file or category (its caption is not running text), an interlanguage link
+        linkable = kind == _LINKED and not title.startswith("#") and not in_link
         target = normalize_title(title) if linkable else ""
         if text is None:
             anchor = title[1:] if title.startswith("#") else title

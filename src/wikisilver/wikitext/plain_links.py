@@ -3,16 +3,20 @@
 Step 2 parses the prose left by the pre-passes with mwparserfromhell. Most chunks of an article
 hold nothing but text and ``[[Title]]`` / ``[[Title|anchor]]`` links, and for them a regular
 expression gives the same pieces as the parser at a fraction of the cost (measured by an
-interleaved A/B of the English reference build in docs/performance.md). Anything else the parser
-would read as markup sends the chunk to it: brackets or braces outside such links, tags, entities,
-free external links (``//``, ``mailto:``), a newline or nested markup in a link, list or heading
-markup at the start of a line. ``tests/test_wikitext.py::test_plain_link_pieces_render_as_the_parser``
-holds the two ways equal.
+interleaved A/B of the English reference build in docs/performance.md). Two more shapes are
+common enough to take here: a file or category link whose caption holds plain links of its own
+(``[[File:x.jpg|thumb|A [[Paris]] street]]``), which renders nothing, caption and all (the
+caller's ``drops`` says which titles do), and the entity ``&nbsp;``, which renders as a space.
+Anything else the parser would read as markup sends the chunk to it: brackets or braces outside
+such links, tags, other entities, free external links (``//``, ``mailto:``), a newline or nested
+markup in a link that renders, list or heading markup at the start of a line.
+``tests/test_wikitext.py::test_plain_link_pieces_render_as_the_parser`` holds the two ways equal.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 _SIMPLE_LINK = re.compile(r"\[\[([^\[\]{}<>|\n]+)(?:\|([^\[\]{}<>|\n]*))?\]\]")
 # Free external links: a scheme with "//" ("https://"), or one of the schemes MediaWiki links
@@ -20,6 +24,10 @@ _SIMPLE_LINK = re.compile(r"\[\[([^\[\]{}<>|\n]+)(?:\|([^\[\]{}<>|\n]*))?\]\]")
 _MARKUP = re.compile(r"[\[\]{}<>&\x00]|//|(?i:bitcoin|geo|magnet|mailto|news|sips?|sms|tel|urn|xmpp)(?=:)")
 _MAYBE_MARKUP = re.compile(r"[\[\]{}<>&:/\x00]")  # every match of _MARKUP starts or ends with one of these
 _LINE_MARKUP = re.compile(r"(?:\A|\n)[ \t]*(?:[*#:;=]|-{4})")
+# A link whose anchor may hold pipes and plain links (a file's options and caption): taken only
+# where its title renders nothing.
+_LINK = re.compile(r"\[\[([^\[\]{}<>|\n]+)(?:\|((?:[^\[\]{}<>\n]|\[\[[^\[\]{}<>|\n]+(?:\|[^\[\]{}<>|\n]*)?\]\])*))?\]\]")
+_NBSP = "&nbsp;"
 
 Piece = str | tuple[str, str | None]
 
@@ -28,18 +36,30 @@ def _has_markup(text: str) -> bool:
     return _MAYBE_MARKUP.search(text) is not None and _MARKUP.search(text) is not None
 
 
-def plain_link_pieces(chunk: str) -> list[Piece] | None:
-    """Text and ``(title, anchor or None)`` links of a chunk, or None when it has other markup."""
+def _text(text: str) -> str | None:
+    """Text between links as it renders (``&nbsp;`` a space), or None where it holds markup."""
+    if _NBSP in text:
+        text = text.replace(_NBSP, " ")
+    return None if _has_markup(text) else text
+
+
+def plain_link_pieces(chunk: str, drops: Callable[[str], bool] = lambda title: False) -> list[Piece] | None:
+    """Text and ``(title, anchor or None)`` links of a chunk, or None when it has other markup;
+    ``drops(title)``: a link to it renders nothing (a file, a category), whatever its anchor holds."""
     if _LINE_MARKUP.search(chunk):
         return None
     pieces: list[Piece] = []
     pos = 0
-    for match in _SIMPLE_LINK.finditer(chunk):
-        between = chunk[pos:match.start()]
+    for match in _LINK.finditer(chunk):
+        between = _text(chunk[pos:match.start()])
         title, anchor = match.groups()
-        if _has_markup(between) or _has_markup(title) or not title.strip():
+        if between is None or _has_markup(title) or not title.strip():
             return None
-        if anchor is not None:
+        if anchor is not None and ("|" in anchor or "[" in anchor):
+            if not (drops(title) and all(inner.strip() for inner, _ in _SIMPLE_LINK.findall(anchor))):
+                return None
+            anchor = ""  # rendered as nothing
+        elif anchor is not None:
             if _has_markup(anchor):
                 return None
             if not anchor.strip():
@@ -48,8 +68,8 @@ def plain_link_pieces(chunk: str) -> list[Piece] | None:
             pieces.append(between)
         pieces.append((title, anchor))
         pos = match.end()
-    rest = chunk[pos:]
-    if _has_markup(rest):
+    rest = _text(chunk[pos:])
+    if rest is None:
         return None
     if rest:
         pieces.append(rest)
