@@ -9,6 +9,8 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from label_support import HU_TARGETS, TARGETS, article, entity
 from wikisilver.labels import RULES, LabelConfig, Labeller, LanguagePack, is_lowercase_anchor, rules_fired
@@ -609,6 +611,14 @@ def bn_article() -> Article:
         pos = match.end()
     text.append(BN_TEXT[pos:])
     return Article(1, "বাংলাদেশ", "".join(text), tuple(links))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=12))
+def test_is_lowercase_anchor_of_ascii_is_the_letter_by_letter_answer(anchor: str) -> None:
+    letters = [ch for ch in anchor if ch.isalpha()]
+    by_letter = not letters or (not any(ch.isupper() for ch in letters) and any(ch.islower() for ch in letters))
+    assert is_lowercase_anchor(anchor) == by_letter
 
 
 def test_is_lowercase_anchor_only_in_cased_scripts():

@@ -65,6 +65,23 @@ def test_ntriples_types_with_malformed_line(tmp_path: Path, caplog: pytest.LogCa
     assert stats.other_predicates == 1
 
 
+def test_counts_of_a_mixed_file_and_of_a_read_stopped_early(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """N-Triples lines (counted in bulk) and Turtle lines (one by one) add up the same either way,
+    also where the reader stops after the first triple (as the header check does)."""
+    path = tmp_path / "types.ttl"
+    path.write_text(NTRIPLES + "\n" + TURTLE + "dbr:Unfinished a dbo:City ,\n", encoding="utf-8")
+    stats = TripleReadStats()
+    with caplog.at_level(logging.WARNING, logger="wikisilver.entities.rdf"):
+        assert len(list(iter_instance_types(str(path), stats))) == 11
+    assert (stats.lines, stats.triples, stats.kept, stats.other_objects, stats.other_predicates) == (26, 16, 11, 4, 1)
+    assert stats.malformed_lines == [5, 23, 24, 26] and "types.ttl:26: file ends inside a statement" in caplog.text
+    early = TripleReadStats()
+    triples = iter_triples(str(path), early)
+    next(triples)
+    triples.close()
+    assert (early.lines, early.triples) == (2, 1)
+
+
 def test_gz_turtle_with_prefixes_and_continuations(tmp_path: Path) -> None:
     path = tmp_path / "types.ttl.gz"
     path.write_bytes(gzip.compress(TURTLE.encode("utf-8")))

@@ -495,6 +495,23 @@ def _rendered_both_ways(chunk: str, lang: str):
     return ("".join(parsed.parts), parsed.links), ("".join(plain.parts), plain.links)
 
 
+# What the plain-link path took for markup before it looked for schemes only before colons.
+_MARKUP_AS_ONE_EXPRESSION = r"[\[\]{}<>&\x00]|//|(?i:bitcoin|geo|magnet|mailto|news|sips?|sms|tel|urn|xmpp)(?=:)"
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.sampled_from(["mailto", "MailTo", "ſms", "SIPS", "sip", "tel", "hotel", "geo", "bitcoin", "xmpp",
+                                 "news", "urn", "magnet", ":", "::", "/", "//", " ", "a", "K", "İ", "ı", "{", "&", "\x00",
+                                 "\n"]) | st.text(max_size=3), max_size=12))
+def test_markup_is_found_as_one_expression_finds_it(parts: list[str]) -> None:
+    import re
+
+    from wikisilver.wikitext.plain_links import _has_markup
+
+    text = "".join(parts)
+    assert _has_markup(text) == (re.search(_MARKUP_AS_ONE_EXPRESSION, text) is not None), text
+
+
 @pytest.mark.slow
 def test_plain_link_pieces_render_as_the_parser() -> None:
     """Every prose chunk of the English extract, and random mixtures of link-like fragments: where

@@ -69,8 +69,14 @@ class BloomFilter:
             self.add(title)
 
     def __contains__(self, title: str) -> bool:
-        array = self.array
-        return all(array[p >> 3] & (1 << (p & 7)) for p in self._positions(title_hash(title)))
+        array, bits = self.array, self.bits
+        hashed = title_hash(title)
+        low, high = hashed & 0xFFFFFFFFFFFFFFFF, (hashed >> 64) | 1  # as _positions, without a generator
+        for i in range(self.hashes):
+            position = (low + i * high) % bits
+            if not array[position >> 3] & (1 << (position & 7)):
+                return False
+        return True
 
     def union(self, other: BloomFilter) -> BloomFilter:
         """A filter holding the items of both (bitwise or); both must have the same shape."""

@@ -246,29 +246,34 @@ def iter_triples(path: str, stats: TripleReadStats | None = None) -> Iterator[tu
     state = TurtleState()
     nt_match = _NT_LINE.match
     first_content = True
-    for number, line in _lines(path):
-        stats.lines += 1
-        if line is None:
-            warner.malformed(number, f"line longer than {MAX_LINE:,} characters")
-            state.reset()
-            continue
-        m = nt_match(line)
-        if m is not None and state.subject is None:
-            stats.triples += 1
-            first_content = False
-            yield m.group(1), m.group(2), m.group(3)
-            continue
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        if first_content:
-            first_content = False
-            if "\x00" in line or "\ufffd" in line[:200]:
-                raise InputError(path, "not an N-Triples/Turtle text file", f"line {number}")
-        for triple in _turtle_triples(line, number, state, warner):
-            stats.triples += 1
-            yield triple
-    if state.subject is not None:
-        warner.malformed(stats.lines, "file ends inside a statement")
+    fast = 0  # N-Triples lines, added to the counts at the end (or where the reader stops)
+    try:
+        for number, line in _lines(path):
+            m = nt_match(line) if line is not None else None
+            if m is not None and state.subject is None:
+                fast += 1
+                first_content = False
+                yield m.groups()
+                continue
+            stats.lines += 1
+            if line is None:
+                warner.malformed(number, f"line longer than {MAX_LINE:,} characters")
+                state.reset()
+                continue
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            if first_content:
+                first_content = False
+                if "\x00" in line or "\ufffd" in line[:200]:
+                    raise InputError(path, "not an N-Triples/Turtle text file", f"line {number}")
+            for triple in _turtle_triples(line, number, state, warner):
+                stats.triples += 1
+                yield triple
+        if state.subject is not None:
+            warner.malformed(stats.lines + fast, "file ends inside a statement")
+    finally:
+        stats.lines += fast
+        stats.triples += fast
 
 
 def check_header(path: str) -> None:
@@ -288,18 +293,25 @@ def iter_instance_types(path: str, stats: TripleReadStats | None = None) -> Iter
     """
     stats = stats if stats is not None else TripleReadStats()
     last_subject, resource = None, None  # the types of one resource come on consecutive lines
-    for subject, predicate, obj in iter_triples(path, stats):
-        if predicate != RDF_TYPE:
-            stats.other_predicates += 1
-            continue
-        cls = ontology_class(obj)
-        if cls is None:
-            stats.other_objects += 1
-            continue
-        if subject != last_subject:
-            last_subject, resource = subject, resource_title(subject)
-        if resource is None:
-            stats.other_subjects += 1
-            continue
-        stats.kept += 1
-        yield resource[1], cls
+    classes: dict[str, str | None] = {}  # ontology_class of each object seen (a few hundred)
+    kept = 0  # added to the counts at the end (or where the reader stops)
+    try:
+        for subject, predicate, obj in iter_triples(path, stats):
+            if predicate != RDF_TYPE:
+                stats.other_predicates += 1
+                continue
+            cls = classes.get(obj, False)
+            if cls is False:
+                cls = classes[obj] = ontology_class(obj)
+            if cls is None:
+                stats.other_objects += 1
+                continue
+            if subject != last_subject:
+                last_subject, resource = subject, resource_title(subject)
+            if resource is None:
+                stats.other_subjects += 1
+                continue
+            kept += 1
+            yield resource[1], cls
+    finally:
+        stats.kept += kept

@@ -31,6 +31,8 @@ from wikisilver.titles import drop_parenthetical
 def is_lowercase_anchor(anchor: str) -> bool:
     """An anchor written in lower case: common-noun links ("[[city]]") and anchors with no letter
     at all ("[[1848]]"). An anchor in a script without case is not lower case."""
+    if anchor.isascii():  # most anchors: a letter is upper or lower case, and any other is none
+        return anchor.lower() == anchor
     letters = [ch for ch in anchor if ch.isalpha()]
     if not letters:
         return True

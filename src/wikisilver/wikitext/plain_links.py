@@ -21,8 +21,9 @@ from collections.abc import Callable
 _SIMPLE_LINK = re.compile(r"\[\[([^\[\]{}<>|\n]+)(?:\|([^\[\]{}<>|\n]*))?\]\]")
 # Free external links: a scheme with "//" ("https://"), or one of the schemes MediaWiki links
 # without slashes ("mailto:", "tel:"; mwparserfromhell's URI_SCHEMES), anywhere in a word.
-_MARKUP = re.compile(r"[\[\]{}<>&\x00]|//|(?i:bitcoin|geo|magnet|mailto|news|sips?|sms|tel|urn|xmpp)(?=:)")
-_MAYBE_MARKUP = re.compile(r"[\[\]{}<>&:/\x00]")  # every match of _MARKUP starts or ends with one of these
+_MARKUP_CHAR = re.compile(r"[\[\]{}<>&\x00]")
+_SCHEME = re.compile(r"(?i:bitcoin|geo|magnet|mailto|news|sips?|sms|tel|urn|xmpp)(?=:)")
+_LONGEST_SCHEME = 7  # "bitcoin"
 _LINE_MARKUP = re.compile(r"(?:\A|\n)[ \t]*(?:[*#:;=]|-{4})")
 # A link whose anchor may hold pipes and plain links (a file's options and caption): taken only
 # where its title renders nothing.
@@ -33,14 +34,15 @@ Piece = str | tuple[str, str | None]
 
 
 def _has_markup(text: str) -> bool:
-    return _MAYBE_MARKUP.search(text) is not None and _MARKUP.search(text) is not None
-
-
-def _text(text: str) -> str | None:
-    """Text between links as it renders (``&nbsp;`` a space), or None where it holds markup."""
-    if _NBSP in text:
-        text = text.replace(_NBSP, " ")
-    return None if _has_markup(text) else text
+    """A markup character, "//", or a scheme right before a colon (looked for only before colons)."""
+    if "//" in text or _MARKUP_CHAR.search(text) is not None:
+        return True
+    colon = text.find(":")
+    while colon >= 0:
+        if _SCHEME.search(text, max(0, colon - _LONGEST_SCHEME), colon + 1) is not None:
+            return True
+        colon = text.find(":", colon + 1)
+    return False
 
 
 def plain_link_pieces(chunk: str, drops: Callable[[str], bool] = lambda title: False) -> list[Piece] | None:
@@ -49,28 +51,32 @@ def plain_link_pieces(chunk: str, drops: Callable[[str], bool] = lambda title: F
     if _LINE_MARKUP.search(chunk):
         return None
     pieces: list[Piece] = []
+    checked: list[str] = []  # the texts, titles and anchors, none of which may hold markup
     pos = 0
     for match in _LINK.finditer(chunk):
-        between = _text(chunk[pos:match.start()])
+        between = chunk[pos:match.start()]
         title, anchor = match.groups()
-        if between is None or _has_markup(title) or not title.strip():
+        if not title.strip():
             return None
         if anchor is not None and ("|" in anchor or "[" in anchor):
             if not (drops(title) and all(inner.strip() for inner, _ in _SIMPLE_LINK.findall(anchor))):
                 return None
             anchor = ""  # rendered as nothing
         elif anchor is not None:
-            if _has_markup(anchor):
-                return None
+            checked.append(anchor)
             if not anchor.strip():
                 anchor = ""
         if between:
+            between = between.replace(_NBSP, " ") if _NBSP in between else between
             pieces.append(between)
+            checked.append(between)
         pieces.append((title, anchor))
+        checked.append(title)
         pos = match.end()
-    rest = _text(chunk[pos:])
-    if rest is None:
-        return None
+    rest = chunk[pos:]
     if rest:
+        rest = rest.replace(_NBSP, " ") if _NBSP in rest else rest
         pieces.append(rest)
-    return pieces
+        checked.append(rest)
+    # one scan for all of them: markup never spans the newlines between them
+    return None if _has_markup("\n".join(checked)) else pieces
