@@ -495,6 +495,20 @@ def _rendered_both_ways(chunk: str, lang: str):
     return ("".join(parsed.parts), parsed.links), ("".join(plain.parts), plain.links)
 
 
+@settings(max_examples=1000, deadline=None)
+@given(st.text(alphabet=st.sampled_from([" ", "\n", "\t", "\r", "\x0b", "\x0c", "\xa0", "\u2009", "\u3000", "\x1c",
+                                          "\x85", "a", "é", "_", "."]), max_size=30))
+def test_changed_space_finds_what_the_two_alternatives_find(text: str) -> None:
+    import re
+
+    from wikisilver.wikitext.clean import _CHANGED_SPACE
+
+    plain = re.compile(r"\s{2,}|[^\S \n]")
+    assert [m.span() for m in _CHANGED_SPACE.finditer(text)] == [m.span() for m in plain.finditer(text)]
+    assert [m.span() for m in _CHANGED_SPACE.finditer(text, 1, len(text) - 1)] == [
+        m.span() for m in plain.finditer(text, 1, len(text) - 1)]
+
+
 # What the plain-link path took for markup before it looked for schemes only before colons.
 _MARKUP_AS_ONE_EXPRESSION = r"[\[\]{}<>&\x00]|//|(?i:bitcoin|geo|magnet|mailto|news|sips?|sms|tel|urn|xmpp)(?=:)"
 

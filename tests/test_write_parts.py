@@ -40,6 +40,21 @@ def test_packed_articles_come_back_whole_and_in_page_order() -> None:
     assert [(s.page_id, s.index) for s in ordered] == sorted((s.page_id, s.index) for a in articles for s in a)
 
 
+def test_pack_takes_zstandard_for_large_values_and_zlib_for_small_ones() -> None:
+    from wikisilver import packed
+    from wikisilver.packed import pack, unpack
+
+    text = " ".join(f"word{k % 997} {k}" for k in range(20_000))  # text-like: words repeat, numbers do not
+    for value in (None, "", ("Riga", 7), {"Q": b"\x00" * 3}, article(1, 2), text, [text, article(2, 300)]):
+        assert unpack(pack(value)) == value
+    assert pack(("Riga", 7))[:1] == b"z" and pack(text)[:1] == b"s"
+    # at its fastest level, Zstandard packs text-like pickles no larger than zlib does (and sooner)
+    assert len(pack(text)) <= len(b"z" + packed.zlib.compress(pickle.dumps(text, protocol=5), 1))
+    edge = "x" * (packed._LARGE - 40)  # around the threshold, either way back whole
+    for k in range(80):
+        assert unpack(pack(edge + "y" * k)) == edge + "y" * k
+
+
 def test_write_corpus_writes_each_part_in_page_order(tmp_path) -> None:
     articles = [article(page_id, 2) for page_id in range(50, 0, -1)]  # arriving in reverse
     for folder in ("tsv", "parquet"):  # the build's staging folder has them

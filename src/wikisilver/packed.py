@@ -1,4 +1,4 @@
-"""Records packed for a shuffle: pickled, then compressed at zlib's fastest level.
+"""Records packed for a shuffle: pickled, then compressed at a fast level.
 
 Three shuffles of the build carry the bulk of a dump: its pages (spread over the workers), its
 articles (joined with what their links point to) and its labelled sentences (grouped into parts).
@@ -6,6 +6,11 @@ A runner holds what crosses a shuffle (Beam's local runner in memory, a distribu
 shuffle service), and as Python objects a record of text costs several times its text: a string
 object per token, lemma, tag and class. Packed, it costs a fraction of its text, and only the
 step that reads it unpacks it, one record at a time. One way to pack, for all three.
+
+The compressor, by size: Zstandard at level 1 (Arrow's, which the Parquet parts are written with)
+for a pickle of 4 KiB or more, an article or its sentences: about three times as fast as zlib's
+fastest level both ways, and smaller (docs/performance.md); zlib below that, the packed link
+targets and requests, where a call into Arrow costs more than it saves. A first byte says which.
 """
 
 from __future__ import annotations
@@ -16,17 +21,31 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import fields
 from typing import Any
 
+import pyarrow as pa
+
 from wikisilver.records import LabelledSentence
+
+
+_ZSTD = pa.Codec("zstd", compression_level=1)
+_LARGE = 4096  # bytes of pickle from which Zstandard packs
+_ZLIB, _ZSTD_MARK = b"z", b"s"  # the first byte: zlib's stream follows, or the size and Zstandard's
 
 
 def pack(value: Any) -> bytes:
     """``value`` as a few compressed bytes (anything picklable)."""
-    return zlib.compress(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL), 1)
+    data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    if len(data) < _LARGE:
+        return _ZLIB + zlib.compress(data, 1)
+    return _ZSTD_MARK + len(data).to_bytes(8, "little") + _ZSTD.compress(data, asbytes=True)
 
 
 def unpack(packed: bytes) -> Any:
     """The value :func:`pack` packed."""
-    return pickle.loads(zlib.decompress(packed))
+    body = memoryview(packed)
+    if packed[:1] == _ZSTD_MARK:
+        size = int.from_bytes(body[1:9], "little")
+        return pickle.loads(_ZSTD.decompress(body[9:], decompressed_size=size, asbytes=True))
+    return pickle.loads(zlib.decompress(body[1:]))
 
 
 PackedArticle = tuple[int, int, bytes]  # (page id, index of its first sentence, its sentences packed)

@@ -66,11 +66,10 @@ def tsv_block(
     lines = [comment]
     if text is not None:
         lines.append(TEXT_COMMENT + text.translate(_ESCAPES))
-    rows = zip(*(_cells(column) for column in columns))
-    if offsets:
-        lines.extend("\t".join(cells) + f"\t{start}\t{end}" for cells, (start, end) in zip(rows, offsets))
-    else:
-        lines.extend(map("\t".join, rows))
+    cells = [_cells(column) for column in columns]
+    if offsets:  # two more columns, so that each line is one join
+        cells += ([str(start) for start, _ in offsets], [str(end) for _, end in offsets])
+    lines.extend(map("\t".join, zip(*cells)))
     return "\n".join(lines) + "\n\n"
 
 

@@ -31,8 +31,10 @@ from wikisilver.wikitext.templates import template_table
 _MAX_CHUNK = 16_384
 _PARAGRAPH = re.compile(r"\n[ \t]*\n\s*")
 # Whitespace that normalization changes inside the text: runs of two or more, and any whitespace
-# character other than a plain space or newline. A lone space or newline stays as it is.
-_CHANGED_SPACE = re.compile(r"\s{2,}|[^\S \n]")
+# character other than a plain space or newline. A lone space or newline stays as it is. Written
+# to start with \s, which lets the engine skip to the next white space at C speed: the matches of
+# r"\s{2,}|[^\S \n]" (tests/test_wikitext.py), found in less than half the time.
+_CHANGED_SPACE = re.compile(r"\s(?:\s+|(?<=[^ \n]))")
 
 
 @dataclass(frozen=True)
