@@ -207,6 +207,21 @@ def test_english_dense_scorer_tags_as_the_plain_perceptron(greedy_loop: str) -> 
     assert [tag for k in range(0, len(sentences), 37) for tag in tagger.tag_many(sentences[k : k + 37])] == expected
 
 
+def test_annotations_are_the_same_from_the_memo_and_worked_out_afresh(monkeypatch) -> None:
+    from wikisilver.text.processor import PackProcessor
+
+    # the same word first and inside a sentence: a proper adjective keeps its case only inside
+    sentences = [["Iranian", "films", "are", "good", "."], ["The", "Iranian", "films", "are", "good", "."]]
+    sentences += [[t[0] for t in s] for s in read_conllup(shared_file("gold/ud_english_ewt/en_ewt-ud-dev.conllu"))][:400]
+    EN._annotations.clear()
+    remembered = EN.annotate_many(sentences)
+    monkeypatch.setattr(PackProcessor, "MEMO", 3)  # cleared all the time: nearly every token afresh
+    EN._annotations.clear()
+    assert EN.annotate_many(sentences) == remembered
+    assert remembered[0][0][0] == "iranian" and remembered[1][1][0] == "Iranian"
+    assert any(lemma != word for words, tags in zip(sentences, remembered) for word, (lemma, *_) in zip(words, tags))
+
+
 def test_compiled_fixed_scores_are_the_numpy_ones(monkeypatch) -> None:
     from wikisilver.text import fast_tagger
 

@@ -67,7 +67,7 @@ def size_reason(tokens: Sequence[str]) -> str | None:
     broken markup, never prose, and over what labelling one sentence may cost; else None."""
     if len(tokens) > MAX_SENTENCE_TOKENS:
         return "long_sentence"
-    if any(len(token) > MAX_TOKEN_CHARS for token in tokens):
+    if max(map(len, tokens), default=0) > MAX_TOKEN_CHARS:
         return "long_token"
     return None
 

@@ -89,6 +89,7 @@ class PackProcessor(TextProcessor):
         self._noun_endings = tuple(tagger.get("noun_endings", ()))
         self._keep_case = frozenset(tagger.get("keep_case", ()))
         self._lemma_exceptions = {(e["upos"], e["lemma"]): e["to"] for e in tagger.get("lemma_exceptions", ())}
+        self._annotations: dict[tuple[str, str, bool], tuple[str, str, str]] = {}  # _lemmas's memo
 
     # -- sentences --------------------------------------------------------------------------
 
@@ -154,19 +155,33 @@ class PackProcessor(TextProcessor):
                 tagged[k] = tags
         return [self._lemmas(words, tags, first) for words, tags, first in zip(batch, tagged, firsts)]
 
+    # A token's annotation depends only on (word, tag, first word or not), and a corpus repeats the
+    # same pairs: each is worked out once, in a memo that starts afresh when it holds this many
+    # (one tuple per pair, shared by its tokens).
+    MEMO = 1 << 17
+
     def _lemmas(self, words: Sequence[str], tags: Sequence[str], first: int) -> list[tuple[str, str, str]]:
-        lemmatize = self._lemmatizer.lemmatize
-        keep_case, exceptions = self._keep_case, self._lemma_exceptions
+        memo, annotation = self._annotations, self._annotation
         out = []
         for k, (word, tag) in enumerate(zip(words, tags)):
-            upos, _, verb_form = tag.partition(":")
-            lemma = lemmatize(word, upos)
-            if upos in keep_case and lemma == word.lower() and k != first and word[:1].isupper():
-                lemma = word  # a proper adjective or a numeral keeps its case mid-sentence: Iranian, VI
-            elif (upos, lemma) in exceptions:
-                lemma = exceptions[upos, lemma]  # I, me, my
-            out.append((lemma, upos, verb_form))
+            key = (word, tag, k == first)
+            found = memo.get(key)
+            if found is None:
+                if len(memo) >= self.MEMO:
+                    memo.clear()
+                found = memo[key] = annotation(word, tag, k == first)
+            out.append(found)
         return out
+
+    def _annotation(self, word: str, tag: str, is_first: bool) -> tuple[str, str, str]:
+        """(lemma, UPOS, VerbForm) of a word tagged ``tag`` (``UPOS`` or ``UPOS:VerbForm``)."""
+        upos, _, verb_form = tag.partition(":")
+        lemma = self._lemmatizer.lemmatize(word, upos)
+        if upos in self._keep_case and lemma == word.lower() and not is_first and word[:1].isupper():
+            lemma = word  # a proper adjective or a numeral keeps its case mid-sentence: Iranian, VI
+        elif (upos, lemma) in self._lemma_exceptions:
+            lemma = self._lemma_exceptions[upos, lemma]  # I, me, my
+        return lemma, upos, verb_form
 
     def annotate(self, tokens: Sequence[str]) -> list[tuple[str, str, str]]:
         """:meth:`annotate_many` of one sentence."""
