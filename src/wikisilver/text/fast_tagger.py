@@ -27,8 +27,9 @@ tags of the bias row are sure to be among the plain perceptron's candidates), is
 perceptron, whose float sums decide.
 
 Where the package's C module was built (``_greedy.c``, compiled at install where a C compiler is
-found), the left-to-right choice runs there, sentence by sentence, with the same integers; without
-it, the numpy loop here does (:meth:`DenseScorer._choose`: the tags are the same either way).
+found), each token's fixed scores are summed there and the left-to-right choice runs there,
+sentence by sentence, with the same integers; without it, the numpy twins here do
+(:meth:`DenseScorer._fixed_scores`, :meth:`DenseScorer._choose`: the tags are the same either way).
 """
 
 from __future__ import annotations
@@ -244,8 +245,10 @@ class DenseScorer:
         order = np.argsort(keys)
         self.pair_keys = np.append(keys[order], np.iinfo(np.int64).max)  # past the last: found nowhere
         self.pair_values = np.append(np.array([row for *_, row in found], dtype=np.intp)[order], 0)
-        self.pair_at = (np.array([[_PAIR_ARGUMENTS[left][0], _PAIR_ARGUMENTS[right][0]] for _, left, right in kinds]),
-                        np.array([[_PAIR_ARGUMENTS[left][1], _PAIR_ARGUMENTS[right][1]] for _, left, right in kinds]))
+        self.pair_at = (np.array([[_PAIR_ARGUMENTS[left][0], _PAIR_ARGUMENTS[right][0]] for _, left, right in kinds],
+                                 dtype=np.intp),
+                        np.array([[_PAIR_ARGUMENTS[left][1], _PAIR_ARGUMENTS[right][1]] for _, left, right in kinds],
+                                 dtype=np.intp))
         self.pair_kind_base = np.arange(len(kinds), dtype=np.int64) * base
 
     @classmethod
@@ -361,10 +364,9 @@ class DenseScorer:
         """:meth:`_fixed_scores` in C (``_greedy.c``), token by token: the same integers."""
         words = self.words
         out = np.empty((len(at), len(self.classes)), dtype=np.int64)
-        offsets, columns = self.pair_at
-        intp = [np.ascontiguousarray(a, dtype=np.intp) for a in (ext, at, first, offsets, columns)]
-        _greedy.fixed(*intp[:3], words.sums, words.parts, self.table, self.pair_keys, self.pair_values, *intp[3:],
-                      self.pair_kind_base, self.pair_base, out)
+        ext, at, first = (np.ascontiguousarray(a, dtype=np.intp) for a in (ext, at, first))
+        _greedy.fixed(ext, at, first, words.sums, words.parts, self.table, self.pair_keys, self.pair_values,
+                      *self.pair_at, self.pair_kind_base, self.pair_base, out)
         return out
 
     def _fixed_scores(self, ext: np.ndarray, at: np.ndarray, first: np.ndarray) -> np.ndarray:

@@ -28,23 +28,10 @@ class SuffixLemmatizer:
         self.lexicon = lexicon
         self.rules = rules
         self.vocabulary = vocabulary
-        self._seen: dict[tuple[str, str], str] = {}
-
-    # A lemma depends only on (form, POS), and a corpus repeats the same few hundred thousand pairs:
-    # each is worked out once, in a memo that starts afresh when it holds this many.
-    MEMO = 1 << 17
 
     def lemmatize(self, form: str, pos: str) -> str:
-        """The lemma of ``form`` tagged ``pos``."""
-        key = (form, pos)
-        lemma = self._seen.get(key)
-        if lemma is None:
-            if len(self._seen) >= self.MEMO:
-                self._seen.clear()
-            lemma = self._seen[key] = self._lemma(form, pos)
-        return lemma
-
-    def _lemma(self, form: str, pos: str) -> str:
+        """The lemma of ``form`` tagged ``pos`` (the text processor remembers each token's whole
+        annotation, lemma included: ``PackProcessor._lemmas``)."""
         low = form.lower()
         lemma = self.lexicon.get(pos, {}).get(low)
         if lemma is None:
