@@ -12,7 +12,10 @@ import pytest
 from conftest import TYPES_100K, TYPES_111K, shared_file
 from wikisilver.entities.infobox import infobox_class, load_infobox_mappings
 from wikisilver.wikitext import template_key
-from wikisilver.entities.rdf import TripleReadStats, iter_instance_types, iter_triples, resource_title
+from hypothesis import example, given, settings, strategies as st
+
+from wikisilver.entities import rdf
+from wikisilver.entities.rdf import TripleReadStats, iter_instance_types, iter_triples, nt_terms, resource_title
 from wikisilver.entities.table import EntityRow, read_entity_table, write_entity_table
 from wikisilver.errors import InputError
 
@@ -122,6 +125,54 @@ def test_resource_title_languages() -> None:
     assert resource_title("http://hu.dbpedia.org/resource/K%C3%B6ln") == ("hu", "Köln")
     assert resource_title("http://wikidata.dbpedia.org/resource/Q64") is None
     assert resource_title("http://yago-knowledge.org/resource/Berlin") is None
+
+
+# Lines near DBpedia's layout: IRIs with and without brackets and with inner brackets, white
+# space of every kind (\x1c and \u2028 are white space to both \s and str.split), dots, comments.
+_NT_PIECES = st.lists(st.sampled_from([
+    "<", ">", "<http://dbpedia.org/resource/A_(b)>", "<p>", "<>", "a", " ", "  ", "\t", "\x1c", "\u2028", "\u00a0",
+    ".", "#", " # note", "\n", "\r", '"lit"', "<a>b", "<a<b>", "<a>>",
+]), max_size=12)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(_NT_PIECES)
+@example(["<s>", " ", "<p>", " ", "<o>", " ", ".", "\n"])
+@example([" ", "<s>", " ", "<p>", " ", "<o>", " ", "."])
+@example(["<s>", " ", "<p>", " ", "<o>", "."])
+@example(["<s>", "\t", "<p>", "\u2028", "<o>", " ", ".", " ", "\n"])
+@example(["<s>", " ", "<p>", " ", "<a>>", " ", "."])
+def test_nt_terms_read_what_the_expression_reads(pieces: list[str]) -> None:
+    # rdf.nt_terms, the speed path: the same IRIs as the N-Triples expression, or the same None
+    line = "".join(pieces)
+    if not line:
+        return
+    expected = rdf._NT_LINE.match(line)
+    assert nt_terms(line) == (expected.groups() if expected else None)
+
+
+_IRI_PIECES = st.lists(st.sampled_from([
+    "http://dbpedia.org/resource/", "https://", "http://", "hu.", "wikidata.", "dbpedia.org/resource/", "Foo_(bar)",
+    "%C3%B6", "_", " ", "\n", "#x", ":", "a", "",
+]), max_size=6)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_IRI_PIECES)
+@example(["http://dbpedia.org/resource/"])
+@example(["http://dbpedia.org/resource/", "Foo", "\n"])
+@example(["http://dbpedia.org/resource/", "\n"])
+@example(["http://dbpedia.org/resource/", "F", "\n", "o"])
+def test_resource_title_reads_english_iris_as_the_expression_does(pieces: list[str]) -> None:
+    # resource_title's speed path for http://dbpedia.org/resource/: the title the expression gives
+    iri = "".join(pieces)
+    m = rdf._RESOURCE.match(iri)
+    if m is None or (m.group(1) or "en") in rdf._NOT_LANGUAGES:
+        expected = None
+    else:
+        title = rdf.normalize_title(rdf.unquote(m.group(2)))
+        expected = (m.group(1) or "en", title) if title else None
+    assert resource_title(iri) == expected
 
 
 @pytest.mark.slow
