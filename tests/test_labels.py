@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from label_support import HU_TARGETS, TARGETS, article, entity
 from wikisilver.labels import RULES, LabelConfig, Labeller, LanguagePack, is_lowercase_anchor, rules_fired
-from wikisilver.labels.aliases import anchor_names_target
+from wikisilver.labels.anchors import anchor_names_target
 from wikisilver.records import Article, Link, TargetInfo
 from wikisilver.text import get_processor
 from wikisilver.text.base import is_capitalized

@@ -16,7 +16,7 @@ from test_text import pos_accuracy
 
 from wikisilver.corpus.card import dataset_card
 from wikisilver.entities.calendar import is_calendar_title
-from wikisilver.labels.aliases import function_words
+from wikisilver.labels.anchors import function_words
 from wikisilver.labels import FORMER_RULE_NAMES, RULES, LabelConfig, Labeller, LanguagePack, Stage
 from wikisilver.languages import FALLBACK, has_language_pack, language_pack
 from wikisilver.resources import mapping_path

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from SPARQLWrapper import JSON, POST, GET, URLENCODED, SPARQLWrapper
 
 from wikisilver.entities.bounded_http import fetch
-from wikisilver.errors import AnswerTooLarge, SparqlError, WikisilverError
+from wikisilver.errors import AnswerTooLarge, SparqlError
 
 log = logging.getLogger(__name__)
 

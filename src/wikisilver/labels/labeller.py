@@ -17,9 +17,9 @@ decided by its POS; the kept sentence is flagged low quality or not. The rules t
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections import ChainMap, Counter
+from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from wikisilver.labels.aliases import GENERIC_CLASS, AliasIndex
 from wikisilver.labels.fragments import fragment_reason, is_unlinked_phrase, size_reason
@@ -30,10 +30,10 @@ from wikisilver.labels.quality import quality_reasons
 from wikisilver.labels.order import ALIAS_MATCH, ALIAS_PERSON_NAME_PART, NATIONALITY_WORD, OWN_TITLE_LEAD, ROYAL_OF_PLACE
 from wikisilver.labels.rules import nationality_words
 from wikisilver.labels.registry import LabelConfig, Rule, Stage, first_answer
-from wikisilver.labels.second_pass import RULE as SECOND_PASS_RULE, SOURCE as SECOND_PASS, SecondPass
+from wikisilver.labels.second_pass import SOURCE as SECOND_PASS, SecondPass
 from wikisilver.labels.state import LEAVE, UNK, Mention, O, SentenceState
-from wikisilver.records import Article, EntityType, LabelledSentence, Link, TargetInfo
-from wikisilver.titles import drop_parenthetical
+from wikisilver.labels.text_evidence import evidence_overrides
+from wikisilver.records import Article, LabelledSentence, Link, TargetInfo
 from wikisilver.text.base import TextProcessor, is_capitalized
 from wikisilver.wikitext.markup import check_time
 from wikisilver.wikitext.templates import GAP
@@ -107,7 +107,7 @@ class Labeller:
         result = ArticleResult()
         counts = result.counts
         text = article.text
-        targets, not_entities = self._by_evidence(article, targets, counts)
+        targets, not_entities = evidence_overrides(article, targets, self.evidence_rules, self.pack, counts)
         check_time(deadline, "labelling")
         sentences_at = list(self.processor.split_sentences(text))
         if self.config.on(OWN_TITLE_LEAD):
@@ -196,37 +196,6 @@ class Labeller:
             result.sentences.append(labelled)
         return result
 
-    def _by_evidence(
-        self, article: Article, targets: Mapping[str, TargetInfo], counts: Counter
-    ) -> tuple[Mapping[str, TargetInfo], dict[str, str]]:
-        """``targets`` with the ones the article's own text shows are not what their type says
-        (``EVIDENCE`` rules: a link's target title or anchor among the names) typed O, or unknown
-        (UNK), for this article; and the names shown to be O, with the rule that says so."""
-        overrides: dict[str, TargetInfo] = {}
-        not_entities: dict[str, str] = {}
-        # the links to an entity, with the names they go by: its title, their anchor (a title typed
-        # O, a planet, an element, is no entity either way: nothing to refute)
-        typed = []
-        for link in article.links:
-            info = targets.get(link.target)
-            if info is not None and info.entity is not None and self.pack.conll_of(info.entity) != "O":
-                typed.append((link, info, drop_parenthetical(info.title), link.anchor.strip()))
-        asked = frozenset(name for *_, title, anchor in typed for name in (title, anchor))
-        for evidence_rule in self.evidence_rules:
-            names = evidence_rule.decide(article.text, self.pack, asked)
-            if not names:
-                continue
-            not_entities.update((name, evidence_rule.name) for name, tag in names.items() if tag == "O")
-            for link, info, title, anchor in typed:
-                if link.target in overrides:
-                    continue
-                tag = names.get(title) or names.get(anchor)
-                if tag is not None:
-                    entity = EntityType(info.title, None, "O", source=evidence_rule.name) if tag == "O" else None
-                    overrides[link.target] = replace(info, entity=entity)
-                    counts[evidence_rule.name] += 1
-        return (ChainMap(overrides, targets) if overrides else targets), not_entities
-
     def _tokens_of(self, text: str, start: int = 0, end: int | None = None) -> tuple[str, ...]:
         return tuple(text[s:e] for s, e in self.processor.tokenize(text, start, end))
 
@@ -255,7 +224,7 @@ class Labeller:
             self._decide(state, state.first_word, self._first_word_by_pos)
         source = "links"
         if state.has_unk:
-            if self.second_pass is None or not self._relabel(state):
+            if self.second_pass is None or not self.second_pass.relabel(state, self.pack.inflection_suffixes):
                 return None
             source = SECOND_PASS
         conll_tags, dbpedia_tags, entity_spans = state.iob()
@@ -276,28 +245,6 @@ class Labeller:
             offsets=tuple((s - bounds[0], e - bounds[0]) for s, e in state.spans),
             source=source,
         )
-
-    def _relabel(self, state: SentenceState) -> bool:
-        """The second pass over a sentence with UNK: True (its UNK tokens relabelled by the model)
-        when the model is sure and agrees with the rules, else False (counted with the reason)."""
-        assert self.second_pass is not None
-        state.counts["second_pass.candidates"] += 1
-        decision = self.second_pass.label(state.tokens, state.iob()[0], self.pack.inflection_suffixes)
-        if not decision.kept:
-            state.counts[f"second_pass.dropped.{decision.reason}"] += 1
-            return False
-        for k, mention in enumerate(state.mentions):
-            if mention is not None and mention.conll == UNK:
-                state.decide(k, Mention.of(O, SECOND_PASS_RULE))
-                state.groups[k] = -1
-        for start, end, kind in decision.spans:
-            placed = Mention(kind, GENERIC_CLASS.get(kind, kind), "", SECOND_PASS_RULE)
-            for k in range(start, end):
-                state.join(k, placed)
-            state.close()
-            state.counts["second_pass.entities"] += 1
-        state.has_unk = False
-        return True
 
     # -- the stages ---------------------------------------------------------------------------
 

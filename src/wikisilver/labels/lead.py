@@ -14,13 +14,13 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterator, Sequence
 
-from wikisilver.labels.aliases import Form, Tokenize, alias_forms, function_words, is_name_title
+from wikisilver.labels.aliases import Form, Tokenize, alias_forms, is_name_title
 from wikisilver.labels.language import LanguagePack
 from wikisilver.labels.order import OWN_TITLE_LEAD
 from wikisilver.labels.registry import Stage, rule
 from wikisilver.ontology import class_table, tag_for_class
 from wikisilver.records import Article, EntityType, TargetInfo
-from wikisilver.text.base import is_capitalized, is_punct_token
+from wikisilver.text.base import is_capitalized
 
 LEAD_SENTENCES = 3  # the lead sentence is the first of these that names the article
 COPULA_WINDOW = 30  # tokens after the title within which its "is"/"was" is looked for

@@ -9,10 +9,9 @@ low-quality flags in :mod:`wikisilver.labels.quality`.
 from __future__ import annotations
 
 import functools
-import re
 
 from wikisilver.entities.calendar import is_calendar_title
-from wikisilver.labels.aliases import (
+from wikisilver.labels.anchors import (
     anchor_names_target, function_words, is_derived, is_member_word, names_a_modifier, not_a_persons_name,
 )
 from wikisilver.labels.language import LanguagePack

@@ -22,7 +22,8 @@ O from the rules) and left others UNK. The model tags the whole sentence; the se
   token's stem: ``Berlinnek`` by ``Berlin`` (the stems of :func:`~wikisilver.labels.language.case_stems`).
 
 The UNK tokens then take the model's spans (rule ``second_pass``, the generic DBpedia class of
-their type). The decision is pure (:func:`decide`); the labeller applies it to its sentence state.
+their type). The decision is pure (:func:`decide`); :meth:`SecondPass.relabel` applies it to the
+labeller's sentence state.
 """
 
 from __future__ import annotations
@@ -31,8 +32,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from wikisilver.corpus.tags import iob_to_spans
+from wikisilver.labels.aliases import GENERIC_CLASS
 from wikisilver.labels.language import case_stems
-from wikisilver.labels.state import UNK
+from wikisilver.labels.state import UNK, Mention, O, SentenceState
 from wikisilver.ner.seam import MarginalTagger
 
 DEFAULT_THRESHOLD = 0.9
@@ -116,3 +118,25 @@ class SecondPass:
     def label(self, tokens: Sequence[str], first_pass: Sequence[str], suffixes: Sequence[str] = ()) -> Decision:
         predicted, marginals = self.tagger.tag_marginals(tokens)
         return decide(first_pass, predicted, marginals, self.threshold, tokens, self.known, suffixes)
+
+    def relabel(self, state: SentenceState, suffixes: Sequence[str] = ()) -> bool:
+        """The second pass over the labeller's sentence with UNK: True (its UNK tokens relabelled by
+        the model) when the model is sure and agrees with the rules, else False (counted with the
+        reason)."""
+        state.counts["second_pass.candidates"] += 1
+        decision = self.label(state.tokens, state.iob()[0], suffixes)
+        if not decision.kept:
+            state.counts[f"second_pass.dropped.{decision.reason}"] += 1
+            return False
+        for k, mention in enumerate(state.mentions):
+            if mention is not None and mention.conll == UNK:
+                state.decide(k, Mention.of(O, RULE))
+                state.groups[k] = -1
+        for start, end, kind in decision.spans:
+            placed = Mention(kind, GENERIC_CLASS.get(kind, kind), "", RULE)
+            for k in range(start, end):
+                state.join(k, placed)
+            state.close()
+            state.counts["second_pass.entities"] += 1
+        state.has_unk = False
+        return True

@@ -1,6 +1,7 @@
 """Step 3 of the method, the rules of its ``EVIDENCE`` stage: what an article's whole text shows
 about the titles its links name, read once per article before any sentence is labelled (a taxon's
-name, a word the article writes in lower case), whatever a type source says of them.
+name, a word the article writes in lower case), whatever a type source says of them; and
+:func:`evidence_overrides`, which runs the rules that are on over an article.
 """
 
 from __future__ import annotations
@@ -8,12 +9,49 @@ from __future__ import annotations
 import functools
 import re
 import sys
-from collections import Counter
-from collections.abc import Set
+from collections import ChainMap, Counter
+from collections.abc import Mapping, Sequence, Set
+from dataclasses import replace
 
 from wikisilver.labels.language import LanguagePack
-from wikisilver.labels.registry import Stage, rule
+from wikisilver.labels.registry import Rule, Stage, rule
 from wikisilver.labels.state import UNK
+from wikisilver.records import Article, EntityType, TargetInfo
+from wikisilver.titles import drop_parenthetical
+
+
+def evidence_overrides(
+    article: Article, targets: Mapping[str, TargetInfo], evidence_rules: Sequence[Rule], pack: LanguagePack,
+    counts: Counter,
+) -> tuple[Mapping[str, TargetInfo], dict[str, str]]:
+    """``targets`` with the ones the article's own text shows are not what their type says
+    (``evidence_rules``, the ``EVIDENCE`` rules that are on: a link's target title or anchor among
+    the names) typed O, or unknown (UNK), for this article; and the names shown to be O, with the
+    rule that says so. ``counts``: the article's, where each override is counted by its rule."""
+    overrides: dict[str, TargetInfo] = {}
+    not_entities: dict[str, str] = {}
+    # the links to an entity, with the names they go by: its title, their anchor (a title typed
+    # O, a planet, an element, is no entity either way: nothing to refute)
+    typed = []
+    for link in article.links:
+        info = targets.get(link.target)
+        if info is not None and info.entity is not None and pack.conll_of(info.entity) != "O":
+            typed.append((link, info, drop_parenthetical(info.title), link.anchor.strip()))
+    asked = frozenset(name for *_, title, anchor in typed for name in (title, anchor))
+    for evidence_rule in evidence_rules:
+        names = evidence_rule.decide(article.text, pack, asked)
+        if not names:
+            continue
+        not_entities.update((name, evidence_rule.name) for name, tag in names.items() if tag == "O")
+        for link, info, title, anchor in typed:
+            if link.target in overrides:
+                continue
+            tag = names.get(title) or names.get(anchor)
+            if tag is not None:
+                entity = EntityType(info.title, None, "O", source=evidence_rule.name) if tag == "O" else None
+                overrides[link.target] = replace(info, entity=entity)
+                counts[evidence_rule.name] += 1
+    return (ChainMap(overrides, targets) if overrides else targets), not_entities
 
 
 @functools.cache
