@@ -213,10 +213,18 @@ def test_annotations_are_the_same_from_the_memo_and_worked_out_afresh(monkeypatc
     # the same word first and inside a sentence: a proper adjective keeps its case only inside
     sentences = [["Iranian", "films", "are", "good", "."], ["The", "Iranian", "films", "are", "good", "."]]
     sentences += [[t[0] for t in s] for s in read_conllup(shared_file("gold/ud_english_ewt/en_ewt-ud-dev.conllu"))][:400]
-    EN._annotations.clear()
+    for memo in EN._annotations:
+        memo.clear()
     remembered = EN.annotate_many(sentences)
     monkeypatch.setattr(PackProcessor, "MEMO", 3)  # cleared all the time: nearly every token afresh
-    EN._annotations.clear()
+    for memo in EN._annotations:
+        memo.clear()
+    assert EN.annotate_many(sentences) == remembered
+
+    def afresh(self, words, tags, first):  # no memo at all: each token's own annotation
+        return [self._annotation(word, tag, k == first) for k, (word, tag) in enumerate(zip(words, tags))]
+
+    monkeypatch.setattr(PackProcessor, "_lemmas", afresh)
     assert EN.annotate_many(sentences) == remembered
     assert remembered[0][0][0] == "iranian" and remembered[1][1][0] == "Iranian"
     assert any(lemma != word for words, tags in zip(sentences, remembered) for word, (lemma, *_) in zip(words, tags))

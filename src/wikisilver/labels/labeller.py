@@ -229,20 +229,22 @@ class Labeller:
             source = SECOND_PASS
         conll_tags, dbpedia_tags, entity_spans = state.iob()
         reasons = quality_reasons(state, self.processor, self.pack, self.quality_rules)
+        columns = tuple(zip(*state.annotations)) or ((), ())  # lemma, UPOS, … of each token
+        start = bounds[0]
         return LabelledSentence(
             page_id=article.page_id,
             title=article.title,
             index=index,
             tokens=tuple(state.tokens),
-            lemmas=tuple(a[0] for a in state.annotations),
-            pos=tuple(a[1] for a in state.annotations),
+            lemmas=columns[0],
+            pos=columns[1],
             dbpedia_tags=tuple(dbpedia_tags),
             conll_tags=tuple(conll_tags),
             spans=tuple(entity_spans),
             low_quality=bool(reasons),
             quality_reasons=reasons,
-            text=article.text[bounds[0] : bounds[1]].replace(GAP, " "),  # a gap mark is a blank: offsets hold
-            offsets=tuple((s - bounds[0], e - bounds[0]) for s, e in state.spans),
+            text=article.text[start : bounds[1]].replace(GAP, " "),  # a gap mark is a blank: offsets hold
+            offsets=tuple([(s - start, e - start) for s, e in state.spans]),
             source=source,
         )
 

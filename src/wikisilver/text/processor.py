@@ -89,7 +89,8 @@ class PackProcessor(TextProcessor):
         self._noun_endings = tuple(tagger.get("noun_endings", ()))
         self._keep_case = frozenset(tagger.get("keep_case", ()))
         self._lemma_exceptions = {(e["upos"], e["lemma"]): e["to"] for e in tagger.get("lemma_exceptions", ())}
-        self._annotations: dict[tuple[str, str, bool], tuple[str, str, str]] = {}  # _lemmas's memo
+        # _lemmas's memos, (word, tag) -> (lemma, UPOS, VerbForm): of a word inside a sentence, of a first word
+        self._annotations: tuple[dict[tuple[str, str], tuple[str, str, str]], ...] = ({}, {})
 
     # -- sentences --------------------------------------------------------------------------
 
@@ -156,21 +157,21 @@ class PackProcessor(TextProcessor):
         return [self._lemmas(words, tags, first) for words, tags, first in zip(batch, tagged, firsts)]
 
     # A token's annotation depends only on (word, tag, first word or not), and a corpus repeats the
-    # same pairs: each is worked out once, in a memo that starts afresh when it holds this many
-    # (one tuple per pair, shared by its tokens).
+    # same pairs: each is worked out once, in a memo (one for first words, one for the others) that
+    # starts afresh when it holds this many (one tuple per pair, shared by its tokens).
     MEMO = 1 << 17
 
     def _lemmas(self, words: Sequence[str], tags: Sequence[str], first: int) -> list[tuple[str, str, str]]:
-        memo, annotation = self._annotations, self._annotation
-        out = []
-        for k, (word, tag) in enumerate(zip(words, tags)):
-            key = (word, tag, k == first)
-            found = memo.get(key)
-            if found is None:
-                if len(memo) >= self.MEMO:
-                    memo.clear()
-                found = memo[key] = annotation(word, tag, k == first)
-            out.append(found)
+        inside, first_words = self._annotations
+        for memo in (inside, first_words):
+            if len(memo) >= self.MEMO:
+                memo.clear()
+        get, annotation = inside.get, self._annotation
+        # every token as one inside the sentence, in one pass at C speed where the memo knows it
+        out = [get(pair) or inside.setdefault(pair, annotation(*pair, False)) for pair in zip(words, tags)]
+        if 0 <= first < len(out):
+            pair = (words[first], tags[first])
+            out[first] = first_words.get(pair) or first_words.setdefault(pair, annotation(*pair, True))
         return out
 
     def _annotation(self, word: str, tag: str, is_first: bool) -> tuple[str, str, str]:
