@@ -1,7 +1,12 @@
-"""The one compiled part of wikisilver, optional: the English tagger's greedy loop in C
-(src/wikisilver/text/_greedy.c). Where no C compiler is found the install goes on without it
-and the tagger runs its numpy twin, with the same tags. Everything else is in pyproject.toml."""
+"""The compiled parts of wikisilver, optional: the English tagger's greedy loop in C
+(src/wikisilver/text/_greedy.c) and the treebank tokenizer's scan of plain words and marks
+(src/wikisilver/text/_tokens.c). Where no C compiler is found the install goes on without them:
+the tagger runs its numpy twin, the tokenizer its expression alone, with the same results.
+Everything else is in pyproject.toml."""
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("wikisilver.text._greedy", ["src/wikisilver/text/_greedy.c"], optional=True)])
+setup(ext_modules=[
+    Extension("wikisilver.text._greedy", ["src/wikisilver/text/_greedy.c"], optional=True),
+    Extension("wikisilver.text._tokens", ["src/wikisilver/text/_tokens.c"], optional=True),
+])

@@ -641,6 +641,63 @@ def test_skipping_spaces_gives_the_same_tokens(lang: str) -> None:
         _same_tokens(processor, plain, text, 0, len(text))
 
 
+# Text for the compiled scanner (text/_tokens.c): every kind of token of a treebank pattern, and
+# two made-up abbreviations that start with a mark ("&c.", "(ca."), which the scanner must leave to
+# the expression.
+_MARKED = st.lists(st.sampled_from(list(" \t\xa0\u3000") + list("aZ_1.,;:'’‐-+@/()&\"\u0301\u09be日") + [
+    "Mr.", "U.S.", "No. 5", "e.g.", "J. K.", "1,000.5", "12:30", "don't", "I'm", "dell'Austria", "x@y.org",
+    "http://a.org/b.", "www.x.com", "...", "--", "&c.", "(ca. 5", ",5", "word", "Word-word", "O'Brien"]),
+    max_size=30).map("".join)
+_MADE_UP = [("&c.", ""), ("(ca.", ""), ("Mr.", ""), ("No.", "number")]
+
+
+def _made_up_pattern():
+    from wikisilver.text.base import skipping_spaces
+    from wikisilver.text.tokens import treebank_pattern
+
+    return skipping_spaces(treebank_pattern([a for a, k in _MADE_UP if k != "number"], [a for a, k in _MADE_UP if k == "number"],
+                                            ["s", "m"], True, ["dell"]))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(text=_MARKED, data=st.data())
+def test_compiled_tokens_are_the_expressions(text: str, data) -> None:
+    from wikisilver.text.base import compiled_scanner
+    from wikisilver.text.tokens import treebank_specials
+
+    if compiled_scanner(get_processor("en")._token_pattern, "") is None:
+        pytest.skip("wikisilver.text._tokens was not built (no C compiler at install): the expression alone")
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, len(text)))
+    for processor in (get_processor("en"), get_processor("it")):
+        assert processor._scan is not None
+        _same_tokens(processor, _plain(processor), text, start, end)
+    pattern = _made_up_pattern()
+    specials = treebank_specials({"tokenizer": "treebank", "elisions": ["dell"]}, _MADE_UP)
+    assert "&" in specials and "(" in specials
+    spans = [m.span(1) for m in pattern.finditer(text, start, end)]
+    while spans and spans[-1][0] < 0:
+        spans.pop()
+    assert compiled_scanner(pattern, specials, frozenset(a for a, _ in _MADE_UP))(text, start, end) == spans
+
+
+def test_compiled_tokens_need_every_special() -> None:
+    # the test above can fail: without "(" among the specials the scanner cuts "(ca." as "(" "ca" "."
+    from wikisilver.text.base import compiled_scanner
+
+    # and without the abbreviations the scanner cuts the period off "Mr." before a space
+    abbreviations = frozenset(a for a, _ in _MADE_UP)
+    scan = compiled_scanner(_made_up_pattern(), "+-'’&", abbreviations)
+    if scan is None:
+        pytest.skip("wikisilver.text._tokens was not built (no C compiler at install): the expression alone")
+    text = "about (ca. 5) people, Mr. Smith."
+    assert [text[s:e] for s, e in scan(text, 0, len(text))][:3] == ["about", "(", "ca"]
+    right = [text[s:e] for s, e in compiled_scanner(_made_up_pattern(), "+-'’&(", abbreviations)(text, 0, len(text))]
+    assert right == ["about", "(ca.", "5", ")", "people", ",", "Mr.", "Smith", "."]
+    no_abbreviations = compiled_scanner(_made_up_pattern(), "+-'’&(")
+    assert [text[s:e] for s, e in no_abbreviations(text, 0, len(text))][6:8] == ["Mr", "."]
+
+
 @pytest.mark.parametrize("lang", ["en", "hu", "nl"])
 @settings(max_examples=200, deadline=None)
 @given(text=_SPACED, data=st.data())

@@ -27,11 +27,11 @@ from nltk.tokenize.punkt import PunktParameters
 
 from wikisilver.errors import InputError
 from wikisilver.languages import Pack
-from wikisilver.text.base import FINITE_POS, TextProcessor, first_word, skipping_spaces
+from wikisilver.text.base import FINITE_POS, TextProcessor, compiled_scanner, first_word, skipping_spaces
 from wikisilver.text.fast_punkt import fast_punkt_splitter
 from wikisilver.text.punkt import ORTHO_MID_LC, continues_name, last_words, read_punkt_params
 from wikisilver.text.tagger import PerceptronTagger, SuffixLemmatizer, load_model
-from wikisilver.text.tokens import read_abbreviations, token_pattern
+from wikisilver.text.tokens import read_abbreviations, token_pattern, treebank_specials
 
 _ROMAN = re.compile(r"[IVXLCDM]+\.")
 _ORDINAL = re.compile(r"\d+(?:[.,]\d+)*\.")
@@ -60,6 +60,8 @@ class PackProcessor(TextProcessor):
         self._after_subject = finite.get("after_subject")
         abbreviations = read_abbreviations(pack.path(sentences.get("abbreviations", "abbreviations.txt")))
         self._token_pattern = skipping_spaces(token_pattern(tokens, abbreviations, where))
+        self._scan = compiled_scanner(self._token_pattern, treebank_specials(tokens, abbreviations),
+                                      frozenset(a for a, _ in abbreviations))
         self.abbreviations = frozenset(a for a, kind in abbreviations if kind != "number")
         self._final_abbreviations = frozenset(a for a, kind in abbreviations if kind == "final")
         self._ordinal_periods = bool(sentences.get("ordinal_periods", False))

@@ -81,6 +81,26 @@ def treebank_pattern(always: Sequence[str], numeric: Sequence[str], clitics: Seq
     return re.compile("|".join(parts))
 
 
+# Characters that are neither word characters nor white space with which a treebank token may start
+# other than as a mark of its own (the pattern's last alternative, [^\w\s]): "--", an e-mail
+# address ("-x@y.org", "+x@y.org"), a clitic ("'s", "’re"). A period ("...", ".x@y.org") is not
+# among them: the compiled scanner reads it itself (text/_tokens.c).
+_TREEBANK_STARTS = "+-'’"
+
+
+def treebank_specials(settings: Mapping[str, Any], abbreviations: list[tuple[str, str]]) -> str | None:
+    """For a ``treebank`` tokenizer, the characters neither word characters nor white space with
+    which one of its tokens may start other than as a mark of its own, the period aside:
+    :data:`_TREEBANK_STARTS` and the first characters of the pack's abbreviations and elisions. Any
+    other such character is a token by itself, wherever it stands; the compiled scanner
+    (``text/_tokens.c``) takes it so. None for another tokenizer."""
+    if settings.get("tokenizer", "treebank") != "treebank":
+        return None
+    firsts = {a[:1] for a, _ in abbreviations} | {e[:1] for e in settings.get("elisions", ())}
+    extra = sorted(c for c in firsts if c and not re.fullmatch(r"[\w\s]", c) and c not in _TREEBANK_STARTS)
+    return _TREEBANK_STARTS + "".join(extra)
+
+
 def ordinal_pattern(abbreviations: Sequence[str], lower: str, upper: str, ordinal_digits: int = 0) -> re.Pattern[str]:
     """The ``ordinal`` tokens; ``lower`` and ``upper`` are the letters (a regex class body) that
     may follow an ordinal's period inside a sentence and that start an initial's name; a number of

@@ -1,0 +1,159 @@
+/* Speed, in one place: the treebank tokenizer's common tokens, scanned in C.
+ *
+ * spans(search, specials, abbreviations, text, start, end) -> list of (start, end)
+ *   The token spans TextProcessor.tokenize gives for text[start:end] with a treebank pattern
+ *   (wikisilver.text.tokens.treebank_pattern under skipping_spaces). Three kinds of token make
+ *   most of a text, and for them every alternative of that pattern but one is known to fail:
+ *   - a plain word: a run of word characters followed by none of the characters any other
+ *     alternative could go on with, the pattern's first alternative (PLAIN_WORD; its greedy run can
+ *     only end where the run ends, as a shorter one is followed by a word character);
+ *   - a word before a period and white space (or the end), the end of a sentence: the word itself,
+ *     unless the word and its period are one of ``abbreviations`` (every abbreviation of the pack,
+ *     each with its period) or the word is one capital A-Z (an initial, "J. K."). The other
+ *     alternatives need more after the period: a digit (1.5), a letter (U.S.), "@" (an address),
+ *     "'t" (n't), "-" or "’" (a compound, O'Brien);
+ *   - a mark on its own: a character that is neither a word character nor white space and not one
+ *     of ``specials`` (wikisilver.text.tokens.treebank_specials: + - ' ’ and the first characters
+ *     of the pack's abbreviations and elisions), with which no alternative but the last ([^\w\s])
+ *     may start; and a period before white space or the end (not "..", not ".x@y.org").
+ *   This loop takes the white space and such a token itself; anywhere else it calls ``search``
+ *   (the bound search method of the whole skipping pattern) from where the last token ended, as
+ *   re.finditer would, and takes that match's token. \w, \s and \d are the re module's own tests
+ *   for str patterns (Py_UNICODE_ISALNUM or "_", Py_UNICODE_ISSPACE, Py_UNICODE_ISDECIMAL), so the
+ *   tokens are the expression's; tests/test_text.py holds the two equal on real and random text.
+ *
+ * Where this module was not built, TextProcessor.tokenize runs the expression alone.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+/* The first alternative of a treebank pattern, as tokens.py writes it (checked there). */
+#define PLAIN_WORD "\\w+(?![\\w.@'\xe2\x80\x99\xe2\x80\x90:/+-]|,\\d)"
+
+static int is_word(Py_UCS4 c) { return Py_UNICODE_ISALNUM(c) || c == '_'; }
+
+/* A character after a word that another alternative could continue with: . @ ' ’ ‐ : / + - */
+static int continues(Py_UCS4 c) {
+    switch (c) {
+    case '.': case '@': case '\'': case 0x2019: case 0x2010: case ':': case '/': case '+': case '-':
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static int append_span(PyObject *out, Py_ssize_t s, Py_ssize_t e) {
+    PyObject *span = Py_BuildValue("(nn)", s, e);
+    if (span == NULL) return -1;
+    int failed = PyList_Append(out, span);
+    Py_DECREF(span);
+    return failed;
+}
+
+/* The token of the expression's own search from ``pos``: 1 and (*s, *e, *next) where it found
+ * one, 0 where it found none (the end), -1 on an error. */
+static int search_token(PyObject *search, PyObject *text, Py_ssize_t pos, Py_ssize_t end, Py_ssize_t *s,
+                        Py_ssize_t *e, Py_ssize_t *next) {
+    PyObject *match = PyObject_CallFunction(search, "Onn", text, pos, end);
+    if (match == NULL) return -1;
+    if (match == Py_None) {
+        Py_DECREF(match);
+        return 0;
+    }
+    PyObject *group = PyObject_CallMethod(match, "span", "i", 1);
+    PyObject *whole = group == NULL ? NULL : PyObject_CallMethod(match, "end", NULL);
+    Py_DECREF(match);
+    if (whole == NULL) {
+        Py_XDECREF(group);
+        return -1;
+    }
+    *s = PyLong_AsSsize_t(PyTuple_GET_ITEM(group, 0));
+    *e = PyLong_AsSsize_t(PyTuple_GET_ITEM(group, 1));
+    *next = PyLong_AsSsize_t(whole);
+    Py_DECREF(group);
+    Py_DECREF(whole);
+    if (PyErr_Occurred()) return -1;
+    return *s >= 0; /* group 1 unset: the \Z alternative, the end */
+}
+
+/* Whether text[q:e] is one of ``abbreviations`` (-1 on an error). */
+static int is_abbreviation(PyObject *abbreviations, PyObject *text, Py_ssize_t q, Py_ssize_t e) {
+    PyObject *word = PyUnicode_Substring(text, q, e);
+    if (word == NULL) return -1;
+    int found = PySequence_Contains(abbreviations, word);
+    Py_DECREF(word);
+    return found;
+}
+
+static PyObject *spans(PyObject *self, PyObject *args) {
+    PyObject *search, *specials, *abbreviations, *text;
+    Py_ssize_t start, end;
+    if (!PyArg_ParseTuple(args, "OUOUnn", &search, &specials, &abbreviations, &text, &start, &end)) return NULL;
+    Py_ssize_t length = PyUnicode_GET_LENGTH(text);
+    if (end > length) end = length;
+    if (start < 0) start = 0;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    int special_kind = PyUnicode_KIND(specials);
+    const void *special_data = PyUnicode_DATA(specials);
+    Py_ssize_t special_count = PyUnicode_GET_LENGTH(specials);
+    PyObject *out = PyList_New(0);
+    if (out == NULL) return NULL;
+    Py_ssize_t pos = start;
+    while (pos < end) {
+        Py_ssize_t q = pos;
+        while (q < end && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, q))) q++;
+        if (q >= end) break; /* only white space left: the expression's \Z match, no token */
+        Py_UCS4 c = PyUnicode_READ(kind, data, q);
+        Py_ssize_t r = -1; /* the end of a token taken here */
+        if (is_word(c)) {
+            Py_ssize_t w = q + 1;
+            while (w < end && is_word(PyUnicode_READ(kind, data, w))) w++;
+            Py_UCS4 after = w < end ? PyUnicode_READ(kind, data, w) : 0;
+            if (w == end) {
+                r = w;
+            } else if (!continues(after) &&
+                       !(after == ',' && w + 1 < end && Py_UNICODE_ISDECIMAL(PyUnicode_READ(kind, data, w + 1)))) {
+                r = w;
+            } else if (after == '.' && (w + 1 == end || Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, w + 1))) &&
+                       !(w - q == 1 && c >= 'A' && c <= 'Z')) {
+                int known = is_abbreviation(abbreviations, text, q, w + 1);
+                if (known < 0) goto error;
+                if (!known) r = w;
+            }
+        } else {
+            int special = 0;
+            for (Py_ssize_t k = 0; k < special_count && !special; k++)
+                special = PyUnicode_READ(special_kind, special_data, k) == c;
+            if (!special && (c != '.' || q + 1 == end || Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, q + 1))))
+                r = q + 1;
+        }
+        if (r >= 0) {
+            if (append_span(out, q, r) < 0) goto error;
+            pos = r;
+            continue;
+        }
+        Py_ssize_t s, e, next;
+        int found = search_token(search, text, pos, end, &s, &e, &next);
+        if (found < 0) goto error;
+        if (found == 0 || next <= pos) break; /* the end (every token is one character or more) */
+        if (append_span(out, s, e) < 0) goto error;
+        pos = next;
+    }
+    return out;
+error:
+    Py_DECREF(out);
+    return NULL;
+}
+
+static PyObject *plain_word(PyObject *self, PyObject *unused) { return PyUnicode_FromString(PLAIN_WORD); }
+
+static PyMethodDef methods[] = {
+    {"spans", spans, METH_VARARGS, "The token spans of a treebank pattern (see the module's source)."},
+    {"plain_word", plain_word, METH_NOARGS, "The first alternative of the patterns this module scans."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_tokens", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit__tokens(void) { return PyModule_Create(&module); }
