@@ -116,9 +116,9 @@ def test_without_a_c_compiler_the_install_goes_on_and_tags_the_same(tmp_path):
                             "--build-temp", str(tmp_path / "tmp")], cwd=REPO, env=env, capture_output=True, text=True,
                            timeout=300)
     assert built.returncode == 0, built.stderr[-2000:]
-    for name in ("_greedy", "_tokens"):  # it said it left each out
+    for name in ("_greedy", "_scan"):  # it said it left each out
         assert name in built.stderr and not list(tmp_path.rglob(f"{name}*.so"))
-    fallback = without("wikisilver.text._greedy,wikisilver.text._tokens", "-q", "build", "--demo", "--out",
+    fallback = without("wikisilver.text._greedy,wikisilver.text._scan", "-q", "build", "--demo", "--out",
                        str(tmp_path / "numpy"))
     compiled = subprocess.run([sys.executable, "-m", "wikisilver.cli", "-q", "build", "--demo", "--out",
                                str(tmp_path / "c")], capture_output=True, text=True, timeout=300)

@@ -880,3 +880,37 @@ def test_common_noun_unk_answers_each_name_asked_as_from_every_name() -> None:
         compared += len(asked)
         unknown += len(answers)
     assert compared > 10_000 and unknown > 1_000
+
+
+_WORDY = st.lists(st.sampled_from(list(" \t\n.,;:()\"'’-_‐") + list("aZé1٣²ⅻ\u0301\u09be日ß") + [
+    "Agribusiness", "agribusiness", "-word", "'s", "don't", "x-y", "1990s", "_a", "a_b"]), max_size=40).map("".join)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_WORDY)
+def test_word_counts_are_the_expressions(text: str) -> None:
+    # text_evidence.word_counts by the C scan: the same counts as the regular expression's
+    from collections import Counter
+
+    from wikisilver.labels import text_evidence
+
+    if text_evidence._scan is None:
+        pytest.skip("wikisilver.text._scan was not built (no C compiler at install): the expression alone")
+    assert text_evidence.word_counts(text) == Counter(text_evidence._WORD.findall(text))
+
+
+def test_word_counts_of_real_articles_are_the_expressions() -> None:
+    from collections import Counter
+
+    from conftest import ENWIKI_EXTRACT, shared_file
+    from wikisilver.dump.pages import iter_pages
+    from wikisilver.labels import text_evidence
+
+    if text_evidence._scan is None:
+        pytest.skip("wikisilver.text._scan was not built (no C compiler at install): the expression alone")
+    texts = [getattr(page, "text", "") for relative in (ENWIKI_EXTRACT, "wikidumps/huwiki-minidump.xml.bz2",
+                                                        "wikidumps/ukwiki-truncated-100k.xml.xz")
+             for page in iter_pages(str(shared_file(relative)), limit=20)]
+    assert sum(map(len, texts)) > 200_000
+    for text in texts:
+        assert text_evidence.word_counts(text) == Counter(text_evidence._WORD.findall(text))

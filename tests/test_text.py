@@ -641,7 +641,7 @@ def test_skipping_spaces_gives_the_same_tokens(lang: str) -> None:
         _same_tokens(processor, plain, text, 0, len(text))
 
 
-# Text for the compiled scanner (text/_tokens.c): every kind of token of a treebank pattern, and
+# Text for the compiled scanner (text/_scan.c): every kind of token of a treebank pattern, and
 # two made-up abbreviations that start with a mark ("&c.", "(ca."), which the scanner must leave to
 # the expression.
 _MARKED = st.lists(st.sampled_from(list(" \t\xa0\u3000") + list("aZ_1.,;:'’‐-+@/()&\"\u0301\u09be日") + [
@@ -666,7 +666,7 @@ def test_compiled_tokens_are_the_expressions(text: str, data) -> None:
     from wikisilver.text.tokens import treebank_specials
 
     if compiled_scanner(get_processor("en")._token_pattern, "") is None:
-        pytest.skip("wikisilver.text._tokens was not built (no C compiler at install): the expression alone")
+        pytest.skip("wikisilver.text._scan was not built (no C compiler at install): the expression alone")
     start = data.draw(st.integers(0, len(text)))
     end = data.draw(st.integers(start, len(text)))
     for processor in (get_processor("en"), get_processor("it")):
@@ -689,7 +689,7 @@ def test_compiled_tokens_need_every_special() -> None:
     abbreviations = frozenset(a for a, _ in _MADE_UP)
     scan = compiled_scanner(_made_up_pattern(), "+-'’&", abbreviations)
     if scan is None:
-        pytest.skip("wikisilver.text._tokens was not built (no C compiler at install): the expression alone")
+        pytest.skip("wikisilver.text._scan was not built (no C compiler at install): the expression alone")
     text = "about (ca. 5) people, Mr. Smith."
     assert [text[s:e] for s, e in scan(text, 0, len(text))][:3] == ["about", "(", "ca"]
     right = [text[s:e] for s, e in compiled_scanner(_made_up_pattern(), "+-'’&(", abbreviations)(text, 0, len(text))]

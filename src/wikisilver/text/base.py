@@ -15,9 +15,9 @@ from collections.abc import Callable, Sequence
 import regex  # the third-party engine: \p{M} (combining marks), which ``re`` cannot express
 
 try:
-    from wikisilver.text import _tokens  # compiled at install where a C compiler is found
+    from wikisilver.text import _scan  # compiled at install where a C compiler is found
 except ImportError:  # pragma: no cover - an install without a C compiler
-    _tokens = None
+    _scan = None
 
 # Sentence end: terminal punctuation, optional closing quotes/brackets, then whitespace and the
 # first visible character of the next sentence (after optional opening quotes/brackets).
@@ -46,15 +46,16 @@ def compiled_scanner(pattern: "re.Pattern[str] | regex.Pattern[str]", specials: 
     """Speed, in one place: the token spans of ``pattern`` (a treebank pattern under
     :func:`skipping_spaces`; ``specials``: :func:`wikisilver.text.tokens.treebank_specials`;
     ``abbreviations``: every abbreviation of the pattern, with its period) from the C module
-    ``_tokens``, which scans plain words, words before a final period and marks itself and asks the
+    ``_scan``, which scans plain words, words before a final period and marks itself and asks the
     expression for every other token; None where that module was not built or the pattern is
     another, and :meth:`TextProcessor.tokenize` runs the expression alone. The same tokens
-    (``tests/test_text.py::test_compiled_tokens_are_the_expressions``), in a third of the time."""
-    if _tokens is None or specials is None or not isinstance(pattern, re.Pattern) or pattern.flags & re.ASCII:
+    (``tests/test_text.py::test_compiled_tokens_are_the_expressions``), in a third of the time
+    (docs/performance.md)."""
+    if _scan is None or specials is None or not isinstance(pattern, re.Pattern) or pattern.flags & re.ASCII:
         return None
-    if not pattern.pattern.startswith(r"\s*+(?:(" + _tokens.plain_word() + "|"):
+    if not pattern.pattern.startswith(r"\s*+(?:(" + _scan.plain_word() + "|"):
         return None
-    return functools.partial(_tokens.spans, pattern.search, specials, frozenset(abbreviations))
+    return functools.partial(_scan.spans, pattern.search, specials, frozenset(abbreviations))
 
 
 def skipping_spaces(pattern: "re.Pattern[str] | regex.Pattern[str]") -> "re.Pattern[str] | regex.Pattern[str]":

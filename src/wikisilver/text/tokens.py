@@ -84,7 +84,7 @@ def treebank_pattern(always: Sequence[str], numeric: Sequence[str], clitics: Seq
 # Characters that are neither word characters nor white space with which a treebank token may start
 # other than as a mark of its own (the pattern's last alternative, [^\w\s]): "--", an e-mail
 # address ("-x@y.org", "+x@y.org"), a clitic ("'s", "’re"). A period ("...", ".x@y.org") is not
-# among them: the compiled scanner reads it itself (text/_tokens.c).
+# among them: the compiled scanner reads it itself (text/_scan.c).
 _TREEBANK_STARTS = "+-'’"
 
 
@@ -93,7 +93,7 @@ def treebank_specials(settings: Mapping[str, Any], abbreviations: list[tuple[str
     which one of its tokens may start other than as a mark of its own, the period aside:
     :data:`_TREEBANK_STARTS` and the first characters of the pack's abbreviations and elisions. Any
     other such character is a token by itself, wherever it stands; the compiled scanner
-    (``text/_tokens.c``) takes it so. None for another tokenizer."""
+    (``text/_scan.c``) takes it so. None for another tokenizer."""
     if settings.get("tokenizer", "treebank") != "treebank":
         return None
     firsts = {a[:1] for a, _ in abbreviations} | {e[:1] for e in settings.get("elisions", ())}
