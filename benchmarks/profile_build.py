@@ -33,7 +33,7 @@ STAGES = (
     ("lemmas", ("PackProcessor._lemmas", "SuffixLemmatizer.lemmatize")),
     ("tokenizing", ("TextProcessor.tokenize",)),
     ("sentence splitting", ("TextProcessor.split_sentences",)),
-    ("evidence rules (scans of the article text)", ("Labeller._by_evidence",)),
+    ("evidence rules (scans of the article text)", ("evidence_overrides",)),
     ("alias index of the article", ("AliasIndex.build",)),
     ("links, aliases, capitals (rules per sentence)", ("Labeller._label_tokens",)),
     ("sentence records, IOB, quality", ("Labeller._label_sentence",)),

@@ -50,7 +50,7 @@ def _escape_nowiki(text: str) -> str:
     """``<nowiki>…</nowiki>`` replaced by its content escaped, ``<nowiki/>`` removed; an opener
     with no closer after it is left as it is (and the closer is never searched for again, so a
     page of unclosed openers costs one pass)."""
-    if "nowiki" not in text.lower():
+    if "<n" not in text and "<N" not in text:  # no opener (nor a text to copy): most pages
         return text
     out: list[str] = []
     pos = 0
