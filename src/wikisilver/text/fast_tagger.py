@@ -44,6 +44,11 @@ try:
 except ImportError:  # pragma: no cover - the numpy loop does the same
     _greedy = None
 
+
+def compiled() -> bool:
+    """Whether the scoring loops run in C (``_greedy`` was built), not in numpy."""
+    return _greedy is not None
+
 _SCALE = 1000  # training rounds every weight to thousandths (tagger._average)
 START, START2 = "-START-", "-START2-"  # the tags "before" a sentence
 END = "-END-"  # the word after a sentence

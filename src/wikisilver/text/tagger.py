@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from wikisilver.errors import InputError
-from wikisilver.text.fast_tagger import DenseScorer, Templates
+from wikisilver.text.fast_tagger import DenseScorer, Templates, compiled
 from wikisilver.text.lemmatizer import SuffixLemmatizer
 
 _START = ("-START-", "-START2-")
@@ -211,14 +211,14 @@ class PerceptronTagger:
 
     def tag_many(self, sentences: Sequence[Sequence[str]]) -> list[list[str]]:
         """The tags of several sentences: the same as :meth:`tag` of each, scored together where
-        the model has a dense scorer (:mod:`wikisilver.text.fast_tagger`) and there are two or more."""
+        the model has a dense scorer (:mod:`wikisilver.text.fast_tagger`)."""
         if self.features == "context":
             if self._dense is False:
                 self._dense = DenseScorer.of(self.weights, self.classes, self.ambiguity, _EN_TEMPLATES)
-            # The same tags, scored by :mod:`wikisilver.text.fast_tagger`, for two sentences or more:
-            # its array operations cost per call, so one sentence alone (the lead rule's, anonymize's)
-            # is tagged faster by the plain perceptron (~30 against ~50 µs a token).
-            if self._dense is not None and len(sentences) > 1:
+            # The same tags, scored by :mod:`wikisilver.text.fast_tagger`. One sentence alone (the lead
+            # rule's, anonymize's) too where its loops are compiled: ~8 against the plain perceptron's
+            # ~25 µs a token (EWT dev, one sentence at a time); their numpy twins cost more per call.
+            if self._dense is not None and (len(sentences) > 1 or compiled()):
                 dict_tags = [[self._dict_tag(i, word) for i, word in enumerate(words)] for words in sentences]
                 return self._dense.tag_many(sentences, dict_tags, self._plain_tag)
         return [self._greedy(words) for words in sentences]
