@@ -672,6 +672,9 @@ def test_compiled_tokens_are_the_expressions(text: str, data) -> None:
     for processor in (get_processor("en"), get_processor("it")):
         assert processor._scan is not None
         _same_tokens(processor, _plain(processor), text, start, end)
+    for processor in (get_processor("en"), get_processor("hu")):  # the scanner's tokens, the expression's
+        spans = processor.tokenize(text, start, end)
+        assert processor.spans_and_tokens(text, start, end) == (spans, [text[s:e] for s, e in spans])
     pattern = _made_up_pattern()
     specials = treebank_specials({"tokenizer": "treebank", "elisions": ["dell"]}, _MADE_UP)
     assert "&" in specials and "(" in specials

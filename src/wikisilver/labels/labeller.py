@@ -127,16 +127,16 @@ class Labeller:
                 counts["sentences_total"] += 1
                 counts["sentences_dropped_fragment.long_sentence"] += 1
                 continue
-            spans = self.processor.tokenize(text, s_start, s_end)
+            spans, tokens = self.processor.spans_and_tokens(text, s_start, s_end)
             # A dropped inline template or formula left a gap mark: not a token; the sentence goes.
             gap = False
             if GAP in text[s_start:s_end]:
-                kept_spans = [(s, e) for s, e in spans if GAP not in text[s:e]]
-                gap, spans = len(kept_spans) != len(spans), kept_spans
+                kept = [k for k, token in enumerate(tokens) if GAP not in token]
+                gap = len(kept) != len(spans)
+                spans, tokens = [spans[k] for k in kept], [tokens[k] for k in kept]
             if not spans:
                 continue
             counts["sentences_total"] += 1
-            tokens = [text[s:e] for s, e in spans]
             # A sentence with a hole where a formula or template stood is not text to learn from.
             fragment = "template_gap" if gap else size_reason(tokens) or fragment_reason(tokens)
             if fragment is not None:
@@ -197,7 +197,7 @@ class Labeller:
         return result
 
     def _tokens_of(self, text: str, start: int = 0, end: int | None = None) -> tuple[str, ...]:
-        return tuple(text[s:e] for s, e in self.processor.tokenize(text, start, end))
+        return tuple(self.processor.spans_and_tokens(text, start, end)[1])
 
     def _pos_of(self, tokens: Sequence[str]) -> list[str]:
         return [a[1] for a in self.processor.annotate(tokens)]

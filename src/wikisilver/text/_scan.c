@@ -1,8 +1,9 @@
 /* Speed, in one place: two scans of text in C, each the twin of a regular expression that runs where
  * this module was not built.
  *
- * spans(search, specials, abbreviations, text, start, end) -> list of (start, end)
+ * spans(search, specials, abbreviations, text, start, end[, words]) -> list of (start, end)
  *   The token spans TextProcessor.tokenize gives for text[start:end] with a treebank pattern
+ *   (and, where ``words`` is a list, each token's text appended to it)
  *   (wikisilver.text.tokens.treebank_pattern under skipping_spaces). Three kinds of token make
  *   most of a text, and for them every alternative of that pattern but one is known to fail:
  *   - a plain word: a run of word characters followed by none of the characters any other
@@ -51,11 +52,16 @@ static int continues(Py_UCS4 c) {
     }
 }
 
-static int append_span(PyObject *out, Py_ssize_t s, Py_ssize_t e) {
+static int append_span(PyObject *out, Py_ssize_t s, Py_ssize_t e, PyObject *text, PyObject *words) {
     PyObject *span = Py_BuildValue("(nn)", s, e);
     if (span == NULL) return -1;
     int failed = PyList_Append(out, span);
     Py_DECREF(span);
+    if (failed || words == NULL) return failed;
+    PyObject *word = PyUnicode_Substring(text, s, e);
+    if (word == NULL) return -1;
+    failed = PyList_Append(words, word);
+    Py_DECREF(word);
     return failed;
 }
 
@@ -95,9 +101,16 @@ static int is_abbreviation(PyObject *abbreviations, PyObject *text, Py_ssize_t q
 }
 
 static PyObject *spans(PyObject *self, PyObject *args) {
-    PyObject *search, *specials, *abbreviations, *text;
+    PyObject *search, *specials, *abbreviations, *text, *words = Py_None;
     Py_ssize_t start, end;
-    if (!PyArg_ParseTuple(args, "OUOUnn", &search, &specials, &abbreviations, &text, &start, &end)) return NULL;
+    if (!PyArg_ParseTuple(args, "OUOUnn|O", &search, &specials, &abbreviations, &text, &start, &end, &words))
+        return NULL;
+    if (words == Py_None) {
+        words = NULL;
+    } else if (!PyList_Check(words)) {
+        PyErr_SetString(PyExc_TypeError, "words must be a list or None");
+        return NULL;
+    }
     Py_ssize_t length = PyUnicode_GET_LENGTH(text);
     if (end > length) end = length;
     if (start < 0) start = 0;
@@ -138,7 +151,7 @@ static PyObject *spans(PyObject *self, PyObject *args) {
                 r = q + 1;
         }
         if (r >= 0) {
-            if (append_span(out, q, r) < 0) goto error;
+            if (append_span(out, q, r, text, words) < 0) goto error;
             pos = r;
             continue;
         }
@@ -146,7 +159,7 @@ static PyObject *spans(PyObject *self, PyObject *args) {
         int found = search_token(search, text, pos, end, &s, &e, &next);
         if (found < 0) goto error;
         if (found == 0 || next <= pos) break; /* the end (every token is one character or more) */
-        if (append_span(out, s, e) < 0) goto error;
+        if (append_span(out, s, e, text, words) < 0) goto error;
         pos = next;
     }
     return out;

@@ -38,7 +38,7 @@ _GENERIC_TOKEN = regex.compile(
 _LINE = re.compile(r"[^\n]+")
 
 
-Scan = Callable[[str, int, int], list[tuple[int, int]]]
+Scan = Callable[..., list[tuple[int, int]]]  # (text, start, end[, a list for the tokens]) -> spans
 
 
 def compiled_scanner(pattern: "re.Pattern[str] | regex.Pattern[str]", specials: str | None,
@@ -166,6 +166,19 @@ class TextProcessor:
         while spans and spans[-1][0] < 0:  # the end after the last token: spaces, then the end itself
             spans.pop()
         return spans
+
+    def spans_and_tokens(
+        self, text: str, start: int = 0, end: int | None = None
+    ) -> tuple[list[tuple[int, int]], list[str]]:
+        """:meth:`tokenize`'s spans and the tokens they cut out of ``text`` (the compiled scanner
+        cuts them as it goes)."""
+        if end is None:
+            end = len(text)
+        if self._scan is not None:
+            tokens: list[str] = []
+            return self._scan(text, start, end, tokens), tokens
+        spans = self.tokenize(text, start, end)
+        return spans, [text[s:e] for s, e in spans]
 
     # -- lemma and POS ----------------------------------------------------------------------
 
