@@ -208,6 +208,8 @@ class DenseScorer:
         blocks: tuple[dict[str, int], dict[str, int], dict[str, int]] = ({}, {}, {})
         cells: list[tuple[int, int, int, int]] = []  # (block, tag before, column, thousandths)
         for feature, row in weights.items():
+            if not feature.startswith(("tw=", "tnw=", "tac=")):
+                continue
             name, _, value = feature.partition("=")
             if name in ("tw", "tnw", "tac"):
                 prev, _, of = value.partition("|")
@@ -229,20 +231,25 @@ class DenseScorer:
             left, _, right = value.partition("|")
             kinds.append((name + "=", arguments.index(left), arguments.index(right)))
         self.pair_kinds = kinds
+        kind_of: dict[str, int] = {}
+        for k, (prefix, _, _) in enumerate(kinds):
+            kind_of.setdefault(prefix[:-1], k)  # a feature's name -> the first kind written so
         parts: dict[str, int] = {}
         found: list[tuple[int, str, str, int]] = []
         for feature, row in self.row_of.items():
             name, _, value = feature.partition("=")
-            kind = next((k for k, (prefix, _, _) in enumerate(kinds) if prefix == name + "="), None)
+            kind = kind_of.get(name)
             if kind is None:
                 continue
             # a part may hold "|" itself (a class "NOUN|VERB", the word "|"): every split is one
             # way a pair writes this feature
-            for cut in (k for k, ch in enumerate(value) if ch == "|"):
+            cut = value.find("|")
+            while cut >= 0:
                 left, right = value[:cut], value[cut + 1 :]
                 found.append((kind, left, right, row))
                 parts.setdefault(left, len(parts) + 1)
                 parts.setdefault(right, len(parts) + 1)
+                cut = value.find("|", cut + 1)
         self.pair_part = parts
         self.pair_base = base = len(parts) + 1
         keys = np.array([(kind * base + parts[left]) * base + parts[right] for kind, left, right, _ in found],
