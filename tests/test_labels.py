@@ -914,3 +914,15 @@ def test_word_counts_of_real_articles_are_the_expressions() -> None:
     assert sum(map(len, texts)) > 200_000
     for text in texts:
         assert text_evidence.word_counts(text) == Counter(text_evidence._WORD.findall(text))
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(alphabet="abzAZ09éÉİıßǅ\u0301'’-._ ", max_size=8))
+def test_stem4_of_an_ascii_word_is_the_accent_free_rule(word: str) -> None:
+    # anchors._stem4 takes an ASCII head as it is, lowered: what dropping the accents of its NFD gives
+    import unicodedata
+
+    from wikisilver.labels import anchors
+
+    accent_free = "".join(ch for ch in unicodedata.normalize("NFD", word.lower()[:4]) if not unicodedata.combining(ch))
+    assert anchors._stem4(word) == accent_free

@@ -64,6 +64,9 @@ _WORDS = re.compile(r"[^\W_][\w'’.-]*")
 def _stem4(word: str) -> str:
     """The first four letters of a word, lower case, without diacritics: what an anchor shares
     with a name of its target (``Elbába`` with ``Elba``: a case ending lengthens the vowel)."""
+    head = word[:4]
+    if head.isascii():  # no diacritics to drop, and lower case keeps the length
+        return head.lower()
     return "".join(ch for ch in unicodedata.normalize("NFD", word.lower()[:4]) if not unicodedata.combining(ch))
 
 
@@ -76,11 +79,13 @@ def anchor_names_target(anchor: str, info: TargetInfo, written: str = "") -> boo
     ``SPD`` of the Social Democratic Party of Germany: initials of a name in another language are
     initials all the same).
     ``[[Ashkenazi Jews|Europe]]``, ``[[NASA|United States]]`` do not."""
-    capitalized = [_stem4(w) for w in _WORDS.findall(anchor) if w[:1].isupper()]
+    capitalized = {_stem4(w) for w in _WORDS.findall(anchor) if w[:1].isupper()}
     if not capitalized or _is_abbreviation(anchor):
         return True
-    names = [drop_parenthetical(name) for name in (info.title, written, *info.aliases)]
-    return bool(set(capitalized) & {_stem4(w) for name in names for w in _WORDS.findall(name)})
+    # the title first, then the redirects (a popular target has hundreds): most anchors share
+    # the title's first word, and the aliases are never read
+    return any(_stem4(w) in capitalized for name in (info.title, written, *info.aliases)
+               for w in _WORDS.findall(drop_parenthetical(name)))
 
 
 def is_member_word(word: str, info: TargetInfo, pack: LanguagePack) -> bool:
