@@ -362,9 +362,9 @@ class Labeller:
         its POS (read only if the sentence survives the UNK filter)."""
         waits = False
         mentions = state.mentions
-        for k, token in enumerate(state.tokens):
-            # A real capital only: a word of a caseless script is never UNK for its "capital".
-            if mentions[k] is not None or not token[:1].isupper():
+        # A real capital only: a word of a caseless script is never UNK for its "capital".
+        for k in [k for k, token in enumerate(state.tokens) if token[:1].isupper()]:
+            if mentions[k] is not None:
                 continue
             if k != state.first_word:
                 self._decide(state, k, self._other_word_rules)
