@@ -254,10 +254,9 @@ class Labeller:
         self, state: SentenceState, links: Sequence[Link], targets: Mapping[str, TargetInfo], aliases: AliasIndex
     ) -> None:
         """Links: the first ``LINK`` rule that answers decides; an entity's anchor is cleansed."""
-        if not links:
+        if not links or not state.spans:
             return
-        starts = [s for s, _ in state.spans]
-        ends = [e for _, e in state.spans]
+        starts, ends = zip(*state.spans)
         for link in links:
             # the tokens overlapping the anchor (spans are in order and do not overlap)
             covered = list(range(bisect_right(ends, link.start), bisect_left(starts, link.end)))
