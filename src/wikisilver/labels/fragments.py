@@ -28,7 +28,7 @@ _HTML_TAGS = frozenset({
 
 
 def _is_word(token: str) -> bool:
-    return any(ch.isalnum() for ch in token)
+    return token[:1].isalnum() or any(ch.isalnum() for ch in token)  # most words: the first letter
 
 
 def _is_name_word(token: str) -> bool:

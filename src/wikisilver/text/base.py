@@ -87,7 +87,10 @@ URL_OR_EMAIL = (r"(?:https?://|www\.)[^\s<>\"]*[^\s<>\".,;:!?)\]'}]"
 
 def first_word(tokens: Sequence[str], opening: frozenset[str] = OPENING) -> int:
     """The index of a sentence's first word: the first token that is not in ``opening`` (0 if none)."""
-    return next((k for k, token in enumerate(tokens) if token not in opening), 0)
+    for k, token in enumerate(tokens):
+        if token not in opening:
+            return k
+    return 0
 FINITE_POS = frozenset({"VERB", "AUX"})
 
 
