@@ -605,3 +605,12 @@ def test_nowiki_prefilter_changes_nothing(parts: list[str]) -> None:
         assert "<n" in text or "<N" in text
         if opener.group(1):  # the first opener is a <nowiki/>: it goes
             assert not markup._escape_nowiki(text).startswith(text[:opener.end()])
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["|", "[", "]", "[[a|b]]", "convert", "x", " ", "=", "{", "}"]), max_size=15))
+def test_a_templates_head_is_the_splits_first_part(parts: list[str]) -> None:
+    from wikisilver.wikitext import templates
+
+    body = "".join(parts)
+    assert templates._head(body) == templates._split(body)[0]

@@ -116,6 +116,12 @@ def _split(body: str) -> list[str]:
     return parts
 
 
+def _head(body: str) -> str:
+    """``_split(body)[0]``, without splitting the rest: most templates are never rendered."""
+    head = body.split("|", 1)[0]
+    return _split(body)[0] if "[" in head else head  # a link opened before the first "|"
+
+
 def _params(parts: list[str], argument: str | None) -> tuple[list[str], dict[str, str]]:
     """Positional and named parameters of a template from its parts after the head; a parser
     function's ``argument`` (``{{formatnum:1234}}``) is the first positional one."""
@@ -132,16 +138,15 @@ def _params(parts: list[str], argument: str | None) -> tuple[list[str], dict[str
 
 def _render(body: str, table: TemplateTable) -> str | None:
     """The text of one template without nested templates, or None when the table does not know it."""
-    head, *parts = _split(body)
-    name, argument = _name_and_argument(head)
+    name, argument = _name_and_argument(_head(body))
     if name in table.silent:
         return ""
     pattern = table.render.get(name)
     if pattern is None:
         pattern = next((p for prefix, p in table.prefixes.items() if name.startswith(prefix)), None)
     if pattern is None:
-        return None
-    positional, named = _params(parts, argument)
+        return None  # most templates (citations, infoboxes): their parameters are never split
+    positional, named = _params(_split(body)[1:], argument)
     if pattern == "@convert":
         return _convert(positional, table)
     if pattern == "@date":
