@@ -31,7 +31,7 @@ from vs_wikiextractor import build_command
 STAGES = (
     ("POS tagging", ("PerceptronTagger.tag_many", "DenseScorer.tag_many", "DenseScorer._fixed_scores")),
     ("lemmas", ("PackProcessor._lemmas", "SuffixLemmatizer.lemmatize")),
-    ("tokenizing", ("TextProcessor.tokenize",)),
+    ("tokenizing", ("TextProcessor.tokenize", "TextProcessor.spans_and_tokens")),
     ("sentence splitting", ("TextProcessor.split_sentences",)),
     ("evidence rules (scans of the article text)", ("evidence_overrides",)),
     ("alias index of the article", ("AliasIndex.build",)),
