@@ -211,11 +211,10 @@ class DenseScorer:
             if not feature.startswith(("tw=", "tnw=", "tac=")):
                 continue
             name, _, value = feature.partition("=")
-            if name in ("tw", "tnw", "tac"):
-                prev, _, of = value.partition("|")
-                found = blocks[("tw", "tnw", "tac").index(name)]
-                block = found.setdefault(of, sum(map(len, blocks)) + 1)
-                cells += [(block, index[prev], column[tag], round(w * _SCALE)) for tag, w in row.items()]
+            prev, _, of = value.partition("|")
+            found = blocks[("tw", "tnw", "tac").index(name)]
+            block = found.setdefault(of, sum(map(len, blocks)) + 1)
+            cells += [(block, index[prev], column[tag], round(w * _SCALE)) for tag, w in row.items()]
         self.tag_blocks = np.zeros((sum(map(len, blocks)) + 1, len(before), len(self.classes)), dtype=np.int32)
         for block, prev, col, weight in cells:
             self.tag_blocks[block, prev, col] += weight
