@@ -595,6 +595,45 @@ def test_fast_punkt_splits_exactly_as_nltk_does() -> None:
     assert len(list(fast.span_tokenize(TRICKY_ENGLISH))) >= 8
 
 
+# words that reach each of Punkt's rules: abbreviations of the pack, initials, numbers and
+# ordinals, runs of periods, marks, words it saw in lower or upper case, collocations' parts
+_PUNKT_PIECES = ["Dr.", "Mr.", "e.g.", "i.e.", "U.S.", "Inc.", "Jan.", "No.", "pp.", "J.", "R.", "a.", "5.", "1,000.50",
+                 "-3.", "2nd.", "...", "..", "x..", ".", "?", "!", "?!", "!!", "(", ")", "\"", "'", "“", "”", "--", ",",
+                 ";", ":", "the", "The", "he", "He", "It", "it", "However", "however", "bush", "Bush", "Smith.",
+                 "word.", "Word.", "and.", "Co.", "St.", "anti-Inc.", "٣.", "Ünter.", "ß.", "al.", "A.D.", "A.T.", "Murray",
+                 "Canberra", "nonetheless", "According", "Although", "its", "Its", "Africa.", "recent"]
+_PUNKT_GLUE = [" ", " ", " ", "", "\n", "\n\n", "  ", "\t"]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_PUNKT_PIECES), st.sampled_from(_PUNKT_GLUE)), max_size=14))
+def test_fast_punkt_decides_every_candidate_as_nltk_does(pieces: list[tuple[str, str]]) -> None:
+    """The speed path's own steps (candidates over a list, each decided without Punkt's tokens)
+    give NLTK's sentences on text made of words that reach every rule of the two passes."""
+    from nltk.tokenize.punkt import PunktSentenceTokenizer
+
+    from wikisilver.resources import mapping_path
+    from wikisilver.text.fast_punkt import fast_punkt_splitter
+
+    text = "".join(word + glue for word, glue in pieces)
+    params = _english_punkt()
+    assert list(fast_punkt_splitter(params).span_tokenize(text)) == list(PunktSentenceTokenizer(params).span_tokenize(text))
+    assert list(fast_punkt_splitter(params).span_tokenize(text, False)) == list(
+        PunktSentenceTokenizer(params).span_tokenize(text, False))
+
+
+def _english_punkt():
+    from wikisilver.resources import mapping_path
+
+    global _ENGLISH_PUNKT
+    if _ENGLISH_PUNKT is None:
+        _ENGLISH_PUNKT = read_punkt_params(mapping_path("en", "punkt.tsv"))
+    return _ENGLISH_PUNKT
+
+
+_ENGLISH_PUNKT = None
+
+
 # -- the tokenizer's speed path ----------------------------------------------------------------
 
 _PACKS = sorted(p.parent.name for p in (Path(__file__).parents[1] / "mappings").glob("*/pack.toml"))
