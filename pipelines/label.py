@@ -14,7 +14,7 @@ from wikisilver.labels import LabelConfig, Labeller
 from wikisilver.labels.labeller import ArticleResult
 from wikisilver.labels.second_pass import DEFAULT_THRESHOLD, SecondPass
 from wikisilver.ner import seam
-from wikisilver.packed import pack, unpack
+from wikisilver.packed import pack_article, unpack, unpack_article
 from wikisilver.text import get_processor
 from wikisilver.pipelines.common import COUNTS, REJECTS, counts, guarded, reject
 from wikisilver.progress import Progress
@@ -97,7 +97,7 @@ class _LabelArticle(beam.DoFn):
 
     def process(self, element) -> Iterator:
         (page_id, _title), groups = element
-        articles = sorted(map(unpack, groups["article"]), key=lambda a: (len(a.text), a.text))
+        articles = sorted(map(unpack_article, groups["article"]), key=lambda a: (len(a.text), a.text))
         keeper = next(iter(groups["id_taken"]), None)
         if articles and keeper is not None:  # another title has this page id
             for duplicate in id_taken_rejects(page_id, articles, keeper):
@@ -153,7 +153,7 @@ class LabelSentences(beam.PTransform):
     def expand(self, inputs: tuple[PCollection, PCollection]) -> Labelled:
         articles, targets = inputs
         # packed across the join (wikisilver.packed): the text of every article crosses it
-        keyed = articles | "KeyArticles" >> beam.Map(lambda a: (article_key(a), pack(a)))
+        keyed = articles | "KeyArticles" >> beam.Map(lambda a: (article_key(a), pack_article(a)))
         taken = (
             articles
             | "IdAndTitle" >> beam.Map(lambda a: (a.page_id, a.title))

@@ -55,6 +55,19 @@ def test_pack_takes_zstandard_for_large_values_and_zlib_for_small_ones() -> None
         assert unpack(pack(edge + "y" * k)) == edge + "y" * k
 
 
+def test_a_packed_article_comes_back_with_its_links() -> None:
+    from wikisilver.packed import pack, pack_article, unpack_article
+    from wikisilver.records import Article, Link
+
+    text = "Riga is the capital of Latvia. " * 300
+    links = tuple(Link(k * 31, k * 31 + 4, "Riga", "Riga") for k in range(300)) + (Link(10, 17, "Capital city", "capital"),)
+    for article in (Article(7, "Riga", text, links), Article(8, "Empty", "", ())):
+        again = unpack_article(pack_article(article))
+        assert again == article and all(type(link) is Link for link in again.links)
+    # rows of fields, not records: no larger than the records' own pickle
+    assert len(pack_article(Article(7, "Riga", text, links))) <= len(pack(Article(7, "Riga", text, links)))
+
+
 def test_write_corpus_writes_each_part_in_page_order(tmp_path) -> None:
     articles = [article(page_id, 2) for page_id in range(50, 0, -1)]  # arriving in reverse
     for folder in ("tsv", "parquet"):  # the build's staging folder has them
@@ -70,3 +83,39 @@ def test_write_corpus_writes_each_part_in_page_order(tmp_path) -> None:
         ids = [s.page_id for s in read if shard_of(s.page_id, 3) == shard]
         assert ids == sorted(ids) and ids
     assert read[0].tokens == ("Riga", "lies", "here", ".") and read[0].spans[0].conll == "LOC"
+
+
+def test_tsv_lines_hold_every_offset_and_no_tab_or_line_break_of_the_text() -> None:
+    import io
+
+    from wikisilver.corpus.write import write_tsv_sentence
+
+    long_text = "x" * 9000 + " Riga\tlies\nhere."  # offsets past the writer's table of digits
+    sentence = LabelledSentence(3, "T", 0, ("Riga", "lies", "here", "."), ("Riga", "lie", "here", "."),
+                                ("PROPN", "VERB", "ADV", "PUNCT"), ("B-City", "O", "O", "O"), ("B-LOC", "O", "O", "O"),
+                                text=long_text, offsets=((9001, 9005), (9006, 9010), (9011, 9015), (9015, 9016)))
+    handle = io.StringIO()
+    write_tsv_sentence(handle, sentence)
+    for short in article(4, 1):
+        write_tsv_sentence(handle, short)
+    lines = handle.getvalue().split("\n")
+    assert lines[0] == "# page_id=3 title=T sentence=0 low_quality=0"
+    assert lines[1] == "# text = " + "x" * 9000 + " Riga lies here."
+    assert [line.split("\t")[-2:] for line in lines[2:6]] == [["9001", "9005"], ["9006", "9010"], ["9011", "9015"],
+                                                             ["9015", "9016"]]
+    assert [line.split("\t")[-2:] for line in lines[9:13]] == [["0", "4"], ["5", "9"], ["10", "14"], ["14", "15"]]
+
+
+def test_the_table_s_offsets_and_tag_integers_are_each_token_s() -> None:
+    from wikisilver.corpus.schema import NER_LABEL_IDS
+    from wikisilver.corpus.write import sentences_to_table
+
+    sentences = [*article(5, 3), replace(article(6, 1)[0], offsets=(), conll_tags=("B-LOC", "UNK", "I-MISC", "O")),
+                 replace(article(7, 1)[0], tokens=(), lemmas=(), pos=(), dbpedia_tags=(), conll_tags=(), offsets=(),
+                         spans=())]
+    table = sentences_to_table(sentences).to_pydict()
+    assert table["token_starts"] == [[start for start, _ in s.offsets] for s in sentences]
+    assert table["token_ends"] == [[end for _, end in s.offsets] for s in sentences]
+    assert table["ner_tags"] == [[NER_LABEL_IDS.get(tag, 0) for tag in s.conll_tags] for s in sentences]
+    assert table["ner_tags"][3] == [5, 0, 8, 0]
+    assert sentences_to_table([]).num_rows == 0

@@ -23,7 +23,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from wikisilver.records import LabelledSentence
+from wikisilver.records import Article, LabelledSentence, Link
 
 
 _ZSTD = pa.Codec("zstd", compression_level=1)
@@ -46,6 +46,19 @@ def unpack(packed: bytes) -> Any:
         size = int.from_bytes(body[1:9], "little")
         return pickle.loads(_ZSTD.decompress(body[9:], decompressed_size=size, asbytes=True))
     return pickle.loads(zlib.decompress(body[1:]))
+
+
+def pack_article(article: Article) -> bytes:
+    """An article packed with its links as rows of their fields: a record pickles through a call
+    of its ``__reduce__``, and an article has hundreds of links."""
+    links = tuple([(link.start, link.end, link.target, link.anchor) for link in article.links])
+    return pack((article.page_id, article.title, article.text, links))
+
+
+def unpack_article(packed: bytes) -> Article:
+    """The article :func:`pack_article` packed."""
+    page_id, title, text, links = unpack(packed)
+    return Article(page_id, title, text, tuple([Link(*fields) for fields in links]))
 
 
 PackedArticle = tuple[int, int, bytes]  # (page id, index of its first sentence, its sentences packed)

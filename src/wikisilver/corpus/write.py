@@ -11,14 +11,17 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
+from itertools import chain
 from pathlib import Path
 from typing import TextIO
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from wikisilver import outputs, paths
 from wikisilver.corpus.schema import (
-    LINKS, NER_LABEL_IDS, SENTENCE_SCHEMA, SOURCE_SCHEMA, TEXT_COMMENT, escape_title,
+    LINKS, NER_LABELS, SENTENCE_SCHEMA, SOURCE_SCHEMA, TEXT_COMMENT, escape_title,
 )
 from wikisilver.corpus.tags import TaggedSentence
 from wikisilver.errors import OutputError
@@ -46,7 +49,7 @@ def tsv_comment(
     fields.append(f"low_quality={int(low_quality)}")
     if source != LINKS:
         fields.append(f"source={source}")
-    return "# " + " ".join(fields).translate(_ESCAPES)
+    return "# " + _escaped(" ".join(fields))
 
 
 def _cells(column: Sequence[str]) -> Sequence[str]:
@@ -65,12 +68,28 @@ def tsv_block(
     lines (with ``start``/``end`` when the offsets are known) and the blank line after it."""
     lines = [comment]
     if text is not None:
-        lines.append(TEXT_COMMENT + text.translate(_ESCAPES))
+        lines.append(TEXT_COMMENT + _escaped(text))
     cells = [_cells(column) for column in columns]
     if offsets:  # two more columns, so that each line is one join
-        cells += ([str(start) for start, _ in offsets], [str(end) for _, end in offsets])
+        cells += _offset_cells(offsets)
     lines.extend(map("\t".join, zip(*cells)))
     return "\n".join(lines) + "\n\n"
+
+
+def _escaped(text: str) -> str:
+    """Tabs and line breaks as spaces (looked for first: a sentence seldom holds one)."""
+    return text.translate(_ESCAPES) if "\t" in text or "\n" in text or "\r" in text else text
+
+
+_NUMBERS = tuple(map(str, range(8192)))  # an offset's digits, made once: the TSV writes two a token
+
+
+def _offset_cells(offsets: Sequence[tuple[int, int]]) -> tuple[Sequence[str], Sequence[str]]:
+    """The ``start`` and ``end`` columns of a sentence's tokens."""
+    starts, ends = zip(*offsets)
+    inside = 0 <= min(starts) and 0 <= min(ends) and max(starts) < len(_NUMBERS) and max(ends) < len(_NUMBERS)
+    convert = _NUMBERS.__getitem__ if inside else str
+    return tuple(map(convert, starts)), tuple(map(convert, ends))
 
 
 def write_tsv_sentence(handle: TextIO, sentence: LabelledSentence) -> None:
@@ -94,8 +113,11 @@ def _span_dict(span: EntitySpan) -> dict:
 
 def sentences_to_table(sentences: Iterable[LabelledSentence], with_source: bool = False) -> pa.Table:
     """A Parquet-ready table of sentences with :data:`SENTENCE_SCHEMA` (:data:`SOURCE_SCHEMA`
-    ``with_source``: a build with a second pass), one column at a time."""
+    ``with_source``: a build with a second pass), one column at a time; the offsets and the tags'
+    integers as arrays, not a Python list a token."""
     rows = list(sentences)
+    conll = pa.array([s.conll_tags for s in rows], type=pa.list_(pa.string()))
+    starts, ends = _offset_columns(rows)
     columns = {
         "id": [s.sentence_id for s in rows],
         "title": [s.title for s in rows],
@@ -103,13 +125,13 @@ def sentences_to_table(sentences: Iterable[LabelledSentence], with_source: bool 
         "sentence_index": [s.index for s in rows],
         "text": [s.text for s in rows],
         "tokens": [s.tokens for s in rows],
-        "token_starts": [[start for start, _ in s.offsets] for s in rows],
-        "token_ends": [[end for _, end in s.offsets] for s in rows],
+        "token_starts": starts,
+        "token_ends": ends,
         "lemmas": [s.lemmas for s in rows],
         "pos": [s.pos for s in rows],
         "dbpedia_tags": [s.dbpedia_tags for s in rows],
-        "conll_tags": [s.conll_tags for s in rows],
-        "ner_tags": [[NER_LABEL_IDS.get(tag, 0) for tag in s.conll_tags] for s in rows],
+        "conll_tags": conll,
+        "ner_tags": _ner_ids(conll),
         "spans": [[_span_dict(span) for span in s.spans] for s in rows],
         "low_quality": [s.low_quality for s in rows],
         "quality_reasons": [s.quality_reasons for s in rows],
@@ -117,6 +139,26 @@ def sentences_to_table(sentences: Iterable[LabelledSentence], with_source: bool 
     if with_source:
         columns["source"] = [s.source for s in rows]
     return pa.table(columns, schema=SOURCE_SCHEMA if with_source else SENTENCE_SCHEMA)
+
+
+def _offset_columns(rows: Sequence[LabelledSentence]) -> tuple[pa.ListArray, pa.ListArray]:
+    """``token_starts`` and ``token_ends``: every offset pair read once into one array."""
+    counts = [len(s.offsets) for s in rows]
+    flat = np.fromiter(chain.from_iterable(chain.from_iterable([s.offsets for s in rows])), dtype=np.int32,
+                       count=2 * sum(counts))
+    bounds = np.zeros(len(rows) + 1, dtype=np.int32)
+    np.cumsum(counts, out=bounds[1:])
+    bounds = pa.array(bounds)
+    return pa.ListArray.from_arrays(bounds, pa.array(flat[0::2])), pa.ListArray.from_arrays(bounds, pa.array(flat[1::2]))
+
+
+_NER_LABELS = pa.array(NER_LABELS)  # a tag's position is its ``ner_tags`` integer
+
+
+def _ner_ids(conll: pa.ListArray) -> pa.ListArray:
+    """``ner_tags``: each CoNLL tag's integer (:data:`NER_LABEL_IDS`; 0 for a tag not there)."""
+    ids = pc.fill_null(pc.index_in(conll.values, value_set=_NER_LABELS), 0).cast(pa.int64())
+    return pa.ListArray.from_arrays(conll.offsets, ids)
 
 
 # Sentences a Parquet row group holds (some 25,000 tokens): the writer holds one group's sentences
