@@ -926,3 +926,13 @@ def test_stem4_of_an_ascii_word_is_the_accent_free_rule(word: str) -> None:
 
     accent_free = "".join(ch for ch in unicodedata.normalize("NFD", word.lower()[:4]) if not unicodedata.combining(ch))
     assert anchors._stem4(word) == accent_free
+
+
+def test_size_reason_reads_the_tokens_only_where_the_text_could_hold_a_long_one() -> None:
+    from wikisilver.labels.fragments import size_reason
+    from wikisilver.labels.limits import MAX_SENTENCE_TOKENS, MAX_TOKEN_CHARS
+
+    long_token = ["a", "x" * (MAX_TOKEN_CHARS + 1), "."]
+    assert size_reason(long_token) == size_reason(long_token, MAX_TOKEN_CHARS + 3) == "long_token"
+    assert size_reason(["Riga", "lies", "here", "."], 15) is size_reason(["Riga", "."]) is None
+    assert size_reason(["a"] * (MAX_SENTENCE_TOKENS + 1), 2 * MAX_SENTENCE_TOKENS) == "long_sentence"

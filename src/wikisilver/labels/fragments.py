@@ -61,13 +61,14 @@ def is_reference_entry(tokens: Sequence[str]) -> bool:
     return tokens[k] == "(" and k + 1 < len(tokens) and tokens[k + 1][:4].isdigit()
 
 
-def size_reason(tokens: Sequence[str]) -> str | None:
+def size_reason(tokens: Sequence[str], chars: int | None = None) -> str | None:
     """``long_sentence`` (more than :data:`~wikisilver.labels.limits.MAX_SENTENCE_TOKENS` tokens)
     or ``long_token`` (one longer than :data:`~wikisilver.labels.limits.MAX_TOKEN_CHARS`):
-    broken markup, never prose, and over what labelling one sentence may cost; else None."""
+    broken markup, never prose, and over what labelling one sentence may cost; else None.
+    ``chars``: the length of the text the tokens were cut from, which no token's exceeds."""
     if len(tokens) > MAX_SENTENCE_TOKENS:
         return "long_sentence"
-    if max(map(len, tokens), default=0) > MAX_TOKEN_CHARS:
+    if (chars is None or chars > MAX_TOKEN_CHARS) and max(map(len, tokens), default=0) > MAX_TOKEN_CHARS:
         return "long_token"
     return None
 

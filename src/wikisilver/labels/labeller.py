@@ -138,7 +138,7 @@ class Labeller:
                 continue
             counts["sentences_total"] += 1
             # A sentence with a hole where a formula or template stood is not text to learn from.
-            fragment = "template_gap" if gap else size_reason(tokens) or fragment_reason(tokens)
+            fragment = "template_gap" if gap else size_reason(tokens, s_end - s_start) or fragment_reason(tokens)
             if fragment is not None:
                 counts[f"sentences_dropped_fragment.{fragment}"] += 1
                 continue
