@@ -421,6 +421,22 @@ def test_own_title_lead_types_an_untyped_article_by_its_lead_sentence():
     assert tags(typed)[:2] == [("Abraham", "B-PER"), ("Lincoln", "I-PER")]
 
 
+def test_a_lead_sentence_the_lead_rule_annotated_is_not_annotated_again(monkeypatch):
+    from wikisilver.text.processor import PackProcessor
+
+    batches = []
+    annotate_many = PackProcessor.annotate_many
+    monkeypatch.setattr(PackProcessor, "annotate_many",
+                        lambda self, sentences: batches.append([tuple(s) for s in sentences]) or annotate_many(self, sentences))
+    person = label("Terry Murphy (born 1952) was an American football player. Murphy played in [[Kentucky]].",
+                   title="Terry Murphy (American football)")
+    lead = person.sentences[0]
+    assert batches[0] == [lead.tokens]  # the lead rule's, then the survivors' without it
+    assert all(lead.tokens not in batch for batch in batches[1:]) and any(person.sentences[1].tokens in b for b in batches)
+    fresh = labeller("en", frozenset()).processor.annotate(lead.tokens)
+    assert (lead.lemmas, lead.pos) == (tuple(a[0] for a in fresh), tuple(a[1] for a in fresh))
+
+
 def test_party_member_misc_members_and_adjectives_of_a_party():
     result = label_example("party_member_misc")
     assert dict(tags(result, 0))["Whig"] == "B-MISC"  # "a Whig congressman": the party's adjective

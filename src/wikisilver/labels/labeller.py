@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from wikisilver.labels.aliases import GENERIC_CLASS, AliasIndex
@@ -110,9 +110,10 @@ class Labeller:
         targets, not_entities = evidence_overrides(article, targets, self.evidence_rules, self.pack, counts)
         check_time(deadline, "labelling")
         sentences_at = list(self.processor.split_sentences(text))
+        lead_annotated: dict[tuple[str, ...], list] = {}  # the lead's annotations, for its sentence if it survives
         if self.config.on(OWN_TITLE_LEAD):
             lead = [self._tokens_of(text, s, e) for s, e in sentences_at[:LEAD_SENTENCES] if e - s <= MAX_SENTENCE_CHARS]
-            typed = lead_typed(article, own, lead, self.pack, self._tokens_of, self._pos_of)
+            typed = lead_typed(article, own, lead, self.pack, self._tokens_of, self._remembering_pos(lead_annotated))
             if typed is not None:
                 own = typed
                 counts[OWN_TITLE_LEAD] += 1
@@ -170,6 +171,10 @@ class Labeller:
         # the tagger scores a whole article's sentences in a few array operations per position.
         check_time(deadline, "labelling")
         bare = [state for _, state, *_ in pending if state.annotations is None]
+        if lead_annotated:  # a lead sentence the lead rule annotated is not annotated twice
+            for state in bare:
+                state.annotations = lead_annotated.get(tuple(state.tokens))
+            bare = [state for state in bare if state.annotations is None]
         for state, annotations in zip(bare, self.processor.annotate_many([state.tokens for state in bare])):
             state.annotations = annotations
         for index, state, waits, bounds, linked in pending:
@@ -199,8 +204,13 @@ class Labeller:
     def _tokens_of(self, text: str, start: int = 0, end: int | None = None) -> tuple[str, ...]:
         return tuple(self.processor.spans_and_tokens(text, start, end)[1])
 
-    def _pos_of(self, tokens: Sequence[str]) -> list[str]:
-        return [a[1] for a in self.processor.annotate(tokens)]
+    def _remembering_pos(self, annotated: dict[tuple[str, ...], list]) -> Callable[[Sequence[str]], list[str]]:
+        """The UPOS of a sentence's tokens, its annotations kept in ``annotated`` (``annotate`` of
+        one sentence is ``annotate_many``'s of it)."""
+        def pos_of(tokens: Sequence[str]) -> list[str]:
+            annotations = annotated[tuple(tokens)] = self.processor.annotate(tokens)
+            return [a[1] for a in annotations]
+        return pos_of
 
     def _label_tokens(
         self, state: SentenceState, links: Sequence[Link], targets: Mapping[str, TargetInfo], aliases: AliasIndex,
