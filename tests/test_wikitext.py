@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bz2
 import collections
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from functools import lru_cache
@@ -550,6 +551,14 @@ def test_plain_link_pieces_render_as_the_parser() -> None:
                 assert both[0] == both[1], chunk
     assert taken > len(chunks) / 2  # the path is taken for most real prose
     assert min(shapes.values()) > 50 and len(shapes) == 3, shapes  # with captions of links, and spaces
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(list("*#:;=- \t\n\ra[]") + ["----", "\n "]), max_size=20).map("".join))
+def test_line_markup_is_found_at_line_starts_as_the_expression_finds_it(chunk: str) -> None:
+    from wikisilver.wikitext.plain_links import _has_line_markup
+
+    assert _has_line_markup(chunk) == bool(re.search(r"(?:\A|\n)[ \t]*(?:[*#:;=]|-{4})", chunk))
 
 
 def test_inline_templates_render_from_the_table() -> None:

@@ -340,7 +340,8 @@ def prepass(text: str, deadline: float | None, table: TemplateTable | None = Non
     text = _LINE_MARKUP.sub("", text)
     if "__" in text:
         text = _SWITCH.sub("", text)
-    text = _QUOTES.sub(_quotes, text)
+    # without a run of four quotes every run is bold or italic markup and goes whole
+    text = _QUOTES.sub(_quotes if "''''" in text else "", text)
     if "(" in text:
         text = _EMPTY_PARENS.sub("", text)
         text = _PAREN_LEAD.sub("(", text)

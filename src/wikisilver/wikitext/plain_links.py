@@ -24,7 +24,7 @@ _SIMPLE_LINK = re.compile(r"\[\[([^\[\]{}<>|\n]+)(?:\|([^\[\]{}<>|\n]*))?\]\]")
 _MARKUP_CHAR = re.compile(r"[\[\]{}<>&\x00]")
 _SCHEME = re.compile(r"(?i:bitcoin|geo|magnet|mailto|news|sips?|sms|tel|urn|xmpp)(?=:)")
 _LONGEST_SCHEME = 7  # "bitcoin"
-_LINE_MARKUP = re.compile(r"(?:\A|\n)[ \t]*(?:[*#:;=]|-{4})")
+_LINE_MARKERS = ("*", "#", ":", ";", "=", "----")  # list, indent, heading and rule markup at a line's start
 # A link whose anchor may hold pipes and plain links (a file's options and caption): taken only
 # where its title renders nothing.
 _LINK = re.compile(r"\[\[([^\[\]{}<>|\n]+)(?:\|((?:[^\[\]{}<>\n]|\[\[[^\[\]{}<>|\n]+(?:\|[^\[\]{}<>|\n]*)?\]\])*))?\]\]")
@@ -45,10 +45,17 @@ def _has_markup(text: str) -> bool:
     return False
 
 
+def _has_line_markup(chunk: str) -> bool:
+    r"""A line of the chunk starts (after spaces and tabs) with list, indent, heading or rule
+    markup: what ``(?:\A|\n)[ \t]*(?:[*#:;=]|-{4})`` finds, looked for at the starts of lines
+    only (the expression tried every character of a paragraph)."""
+    return any(line.lstrip(" \t").startswith(_LINE_MARKERS) for line in chunk.split("\n"))
+
+
 def plain_link_pieces(chunk: str, drops: Callable[[str], bool] = lambda title: False) -> list[Piece] | None:
     """Text and ``(title, anchor or None)`` links of a chunk, or None when it has other markup;
     ``drops(title)``: a link to it renders nothing (a file, a category), whatever its anchor holds."""
-    if _LINE_MARKUP.search(chunk):
+    if _has_line_markup(chunk):
         return None
     pieces: list[Piece] = []
     checked: list[str] = []  # the texts, titles and anchors, none of which may hold markup

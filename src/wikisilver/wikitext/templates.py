@@ -89,9 +89,14 @@ def render_inline(text: str, table: TemplateTable) -> str:
     if "{{" not in text:
         return text
 
+    rendered: dict[str, str | None] = {}  # each body rendered once: a pass re-reads those it left
+
     def replace(match: re.Match[str]) -> str:
-        rendered = _render(match.group(1), table)
-        return match.group(0) if rendered is None else rendered
+        body = match.group(1)
+        if body not in rendered:
+            rendered[body] = _render(body, table)
+        found = rendered[body]
+        return match.group(0) if found is None else found
 
     for _ in range(8):  # nesting depth of templates inside rendered parameters
         new = _INNERMOST.sub(replace, text)
