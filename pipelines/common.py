@@ -4,18 +4,22 @@ thing, and the one error policy of a step on one page (:func:`guarded`).
 A DoFn counts what stats.json reports with ``yield count(name)``: one call increments the live
 Beam counter ``name`` (what a Dataflow or Flink UI and the progress lines show) and emits
 ``{name: n}`` on the ``counts`` output, which is summed into stats.json as data (a runner may
-lose or repeat counter updates on retries; data it cannot). Both carry the same name.
+lose or repeat counter updates on retries; data it cannot). Both carry the same name. A DoFn that
+counts something of each of many elements (every page, every requested title) sums its counts
+over a bundle and sends them once at its end (:class:`CountsPerBundle`).
 """
 
 from __future__ import annotations
 
 import functools
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import NamedTuple, TypeVar
 
 import apache_beam as beam
 from apache_beam.metrics import Metrics
-from apache_beam.pvalue import PCollection
+from apache_beam.pvalue import PCollection, TaggedOutput
+from apache_beam.transforms.window import GlobalWindows
 
 from wikisilver.records import Article, Page, PageReject
 from wikisilver.rejects import PageStep, page_reject, run_page
@@ -43,6 +47,29 @@ def counts(values: Mapping[str, int]) -> beam.pvalue.TaggedOutput:
         if n:
             counter(name).inc(n)
     return beam.pvalue.TaggedOutput(COUNTS, dict(values))
+
+
+class CountsPerBundle(beam.DoFn):
+    """A DoFn whose ``counts`` outputs are summed over its bundle and sent once, at its end: one
+    element a bundle crosses to the statistics instead of one a page or a title. Its ``process``
+    passes its outputs through :meth:`summing`. Summed from ``start_bundle`` on, so a retried
+    bundle counts once, as its other outputs do; ``finish_bundle`` emits a windowed value (the
+    jobs run in the global window). The live counters are still incremented as each count is made."""
+
+    def start_bundle(self) -> None:
+        self.counted: Counter = Counter()
+
+    def finish_bundle(self) -> Iterator:
+        if self.counted:
+            yield TaggedOutput(COUNTS, GlobalWindows.windowed_value(dict(self.counted)))
+
+    def summing(self, outputs: Iterable) -> Iterator:
+        """``outputs`` without their counts, which are added to the bundle's."""
+        for output in outputs:
+            if isinstance(output, TaggedOutput) and output.tag == COUNTS:
+                self.counted.update(output.value)
+            else:
+                yield output
 
 
 def reject(record: PageReject, counted: Mapping[str, int] | None = None) -> Iterator[beam.pvalue.TaggedOutput]:

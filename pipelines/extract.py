@@ -11,7 +11,7 @@ from apache_beam.pvalue import PCollection
 
 from wikisilver import wikitext
 from wikisilver.garbage import collect_garbage_less_often
-from wikisilver.pipelines.common import COUNTS, REJECTS, count, counter, guarded
+from wikisilver.pipelines.common import COUNTS, REJECTS, CountsPerBundle, count, counter, guarded
 from wikisilver.progress import Progress
 from wikisilver.records import Article, Page, PageFlags
 from wikisilver.rejects import PARSING
@@ -19,7 +19,7 @@ from wikisilver.entities.infobox import infobox_class, load_infobox_mappings
 from wikisilver.titles import normalize_title
 
 
-class _RoutePage(beam.DoFn):
+class _RoutePage(CountsPerBundle):
     """Split pages into articles, redirects, disambiguation pages and skipped namespaces.
 
     The text checks run inside the page budget: a page over ``max_chars`` goes on unread (the
@@ -30,6 +30,9 @@ class _RoutePage(beam.DoFn):
         self.lang, self.max_chars, self.max_seconds = lang, max_chars, max_seconds
 
     def process(self, page: Page) -> Iterator:
+        return self.summing(self.routed(page))
+
+    def routed(self, page: Page) -> Iterator:
         title = normalize_title(page.title)
         if page.ns != 0:
             yield count("pages_skipped.namespace")
@@ -79,7 +82,7 @@ class _InfoboxClass(beam.DoFn):
         return [beam.pvalue.TaggedOutput("infobox", (normalize_title(page.title), cls)), page]
 
 
-class _CleanArticle(beam.DoFn):
+class _CleanArticle(CountsPerBundle):
     """Wikitext -> clean text with link spans, within a size and time budget; failures to rejects
     (``guarded``)."""
 
@@ -92,7 +95,7 @@ class _CleanArticle(beam.DoFn):
         self.progress = Progress("clean", "articles", self.progress_interval)
 
     def process(self, page: Page) -> Iterator:
-        yield from guarded(page, PARSING, self.options["max_seconds"], lambda _deadline: self.cleaned(page))
+        return self.summing(guarded(page, PARSING, self.options["max_seconds"], lambda _deadline: self.cleaned(page)))
 
     def cleaned(self, page: Page) -> list:
         clean = wikitext.clean_wikitext(page.text, **self.options)

@@ -16,7 +16,7 @@ from wikisilver.labels.second_pass import DEFAULT_THRESHOLD, SecondPass
 from wikisilver.ner import seam
 from wikisilver.packed import pack_article, unpack, unpack_article
 from wikisilver.text import get_processor
-from wikisilver.pipelines.common import COUNTS, REJECTS, counts, guarded, reject
+from wikisilver.pipelines.common import COUNTS, REJECTS, CountsPerBundle, counts, guarded, reject
 from wikisilver.progress import Progress
 from wikisilver.pipelines.redirects import ArticleTarget, article_key
 from wikisilver.records import Article, PageReject, TargetInfo
@@ -78,7 +78,7 @@ def article_labeller(lang: str, text_backend: str, config: LabelConfig, second_p
     return Labeller(lang, get_processor(lang, text_backend), config, relabel)
 
 
-class _LabelArticle(beam.DoFn):
+class _LabelArticle(CountsPerBundle):
     """(article key, the article and its targets) -> its kept sentences, its counts, rejects."""
 
     def __init__(
@@ -96,6 +96,9 @@ class _LabelArticle(beam.DoFn):
         self.progress = Progress("label", "articles", self.progress_interval)
 
     def process(self, element) -> Iterator:
+        return self.summing(self.outputs(element))
+
+    def outputs(self, element) -> Iterator:
         (page_id, _title), groups = element
         articles = sorted(map(unpack_article, groups["article"]), key=lambda a: (len(a.text), a.text))
         keeper = next(iter(groups["id_taken"]), None)

@@ -10,7 +10,7 @@ from apache_beam.pvalue import PCollection
 
 from wikisilver import dump as dumplib
 from wikisilver.packed import pack, unpack
-from wikisilver.pipelines.common import COUNTS, REJECTS, count, reject
+from wikisilver.pipelines.common import COUNTS, REJECTS, CountsPerBundle, count, reject
 from wikisilver.progress import Progress
 from wikisilver.records import PageReject
 from wikisilver.rejects import RejectReason
@@ -42,7 +42,7 @@ def part_records(path: str, start: int, end: int | None, index: str | None = Non
     return dumplib.iter_pages_in_range(path, start, end, index)
 
 
-class _ReadDumpPart(beam.DoFn):
+class _ReadDumpPart(CountsPerBundle):
     """Pages of one byte range of one dump file; unreadable pieces go to the rejects output."""
 
     def __init__(self, progress_interval: float = 30.0) -> None:
@@ -52,7 +52,7 @@ class _ReadDumpPart(beam.DoFn):
         self.progress = Progress("read", "pages", self.progress_interval)
 
     def process(self, part: tuple[str, int, int | None, str | None]) -> Iterator:
-        yield from self.process_records(part_records(*part))
+        return self.summing(self.process_records(part_records(*part)))
 
     def process_records(self, records: Iterable) -> Iterator:
         for record in records:
@@ -74,7 +74,7 @@ class _ReadFirstPages(_ReadDumpPart):
         self.index_files = dict(index_files or {})
 
     def process(self, dumps: tuple[str, ...]) -> Iterator:
-        yield from self.process_records(dumplib.first_pages(dumps, self.max_pages, self.index_files))
+        return self.summing(self.process_records(dumplib.first_pages(dumps, self.max_pages, self.index_files)))
 
 
 @beam.ptransform_fn

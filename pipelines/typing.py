@@ -15,7 +15,7 @@ from apache_beam.pvalue import PCollection
 
 from wikisilver.entities.typing import TitleEvidence, Typing, evidence_fields, type_title
 from wikisilver.ontology import ClassTag, Ontology
-from wikisilver.pipelines.common import COUNTS, counts
+from wikisilver.pipelines.common import COUNTS, CountsPerBundle, counts
 from wikisilver.packed import pack
 from wikisilver.pipelines.redirects import ArticleTarget, requests_of
 
@@ -65,11 +65,15 @@ class _TypeTitle(beam.DoFn):
         yield title, self.typing_of(title, groups).info
 
 
-class _AnswerRequests(_TypeTitle):
+class _AnswerRequests(_TypeTitle, CountsPerBundle):
     """(title, its evidence and requests) -> (article key, ArticleTarget) for each requesting
-    article, for the targets the labeller can use; and the counts of typed titles as "counts"."""
+    article, for the targets the labeller can use; and the counts of typed titles as "counts",
+    summed over a bundle."""
 
     def process(self, element) -> Iterator:
+        return self.summing(self.answers(element))
+
+    def answers(self, element) -> Iterator:
         title, groups = element
         requests = tuple(groups["request"])
         if not requests:

@@ -274,3 +274,35 @@ def test_a_bad_ontology_fails_before_the_output_is_touched(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "broken.ttl" in err and len(err.strip().splitlines()) == 1
     assert not out.exists()
+
+
+def test_counts_are_summed_over_a_bundle_and_the_other_outputs_pass():
+    """A DoFn that counts each element sends one count a bundle, not one an element: the sums
+    are those of the elements, and its other outputs pass untouched."""
+    import apache_beam as beam
+    from apache_beam.testing.test_pipeline import TestPipeline
+    from apache_beam.testing.util import BeamAssertException, assert_that, equal_to
+
+    from wikisilver.pipelines.common import COUNTS, CountsPerBundle, count
+    from wikisilver.pipelines.stats import MergeCounts
+
+    class Doubled(CountsPerBundle):
+        def process(self, n):
+            return self.summing(self.outputs(n))
+
+        def outputs(self, n):
+            yield count("seen")
+            if n % 2:
+                yield count("odd", n)
+            yield 2 * n
+
+    def fewer_than_the_elements(sizes):
+        if not (len(sizes) == 1 and 1 <= sizes[0] < 100):
+            raise BeamAssertException(f"{sizes} count elements for 100 elements")
+
+    with TestPipeline() as pipeline:
+        result = pipeline | beam.Create(range(1, 101)) | beam.ParDo(Doubled()).with_outputs(COUNTS, main="doubled")
+        assert_that(result.doubled, equal_to([2 * n for n in range(1, 101)]), label="outputs")
+        assert_that(result[COUNTS] | beam.CombineGlobally(MergeCounts()), equal_to([{"seen": 100, "odd": 2500}]),
+                    label="sums")
+        assert_that(result[COUNTS] | beam.combiners.Count.Globally(), fewer_than_the_elements, label="elements")
