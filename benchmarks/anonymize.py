@@ -42,7 +42,7 @@ from wikisilver.corpus.goldcheck import read_blind_gold
 from wikisilver.corpus.inputs import read_corpus
 from wikisilver.corpus.tags import TaggedSentence, iob_to_spans
 from wikisilver.ner.crf import Tagger, train
-from wikisilver.ontology.hierarchy import load_builtin_ontology, load_ontology
+from wikisilver.ontology import load_builtin_ontology, load_ontology
 
 TYPES = ("PER", "LOC", "ORG", "MISC")
 DETECTORS = ("model", "gazetteer", "both")

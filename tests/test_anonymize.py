@@ -245,7 +245,7 @@ def test_class_words_come_from_the_ontology_the_pack_or_the_class_name():
 
 
 def test_ontology_labels_in_every_language(shared):
-    from wikisilver.ontology.hierarchy import load_ontology
+    from wikisilver.ontology import load_ontology
 
     ontology = load_ontology(str(shared("dbpedia/ontology/dbo-snapshots.owl")))
     assert ontology.labels_by_lang["de"]["City"] == "Stadt"

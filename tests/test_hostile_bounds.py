@@ -31,7 +31,8 @@ from wikisilver.labels.aliases import AliasIndex
 from wikisilver.labels.limits import MAX_SENTENCE_CHARS, MAX_SENTENCE_TOKENS, MAX_TOKEN_CHARS
 from wikisilver.labels.state import Mention
 from wikisilver.ontology import THING, Ontology, depth, load_ontology, resolve_classes
-from wikisilver.ontology.hierarchy import cycle_links, parents_first, refuse_dtd
+from wikisilver.ontology.hierarchy import cycle_links, parents_first
+from wikisilver.ontology.owl import refuse_dtd
 from wikisilver.records import Article, PageReject
 from wikisilver.text import get_processor
 from wikisilver.wikitext import WikitextBudgetError

@@ -932,6 +932,41 @@ def test_word_counts_of_real_articles_are_the_expressions() -> None:
         assert text_evidence.word_counts(text) == Counter(text_evidence._WORD.findall(text))
 
 
+_RANKS = frozenset({"order", "suborder", "class", "subclass", "family", "genus", "sub"})
+_RANKED = st.lists(st.sampled_from(["order", "suborder", "class", "subclass", "family", "genus", "sub", "Anura",
+                                    "Felidae", "Ab", "A", "x", "é", "É", "1", "_", "-", "'", "’", " ", "  ", "\n",
+                                    "\t", "\u00a0", "\u2009", "(", ".", "Ünter", "aB"]), max_size=14).map("".join)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_RANKED)
+def test_rank_names_are_the_expressions(text: str) -> None:
+    # text_evidence.rank_names by the C scan: taxon_o's pattern's (rank, name) groups, in order
+    from wikisilver.labels import text_evidence
+
+    if text_evidence._scan is None:
+        pytest.skip("wikisilver.text._scan was not built (no C compiler at install): the expression alone")
+    expected = [m.groups() for m in text_evidence._taxon_pattern(_RANKS).finditer(text)]
+    assert text_evidence.rank_names(text, _RANKS) == expected
+
+
+def test_rank_names_of_real_articles_are_the_expressions() -> None:
+    from conftest import ENWIKI_EXTRACT, shared_file
+    from wikisilver.dump.pages import iter_pages
+    from wikisilver.labels import text_evidence
+
+    if text_evidence._scan is None:
+        pytest.skip("wikisilver.text._scan was not built (no C compiler at install): the expression alone")
+    ranks = LanguagePack.load("en").taxon_ranks
+    texts = [getattr(page, "text", "") for page in iter_pages(str(shared_file(ENWIKI_EXTRACT)))]
+    found = 0
+    for text in texts:
+        expected = [m.groups() for m in text_evidence._taxon_pattern(ranks).finditer(text)]
+        assert text_evidence.rank_names(text, ranks) == expected
+        found += len(expected)
+    assert found > 10
+
+
 @settings(max_examples=1000, deadline=None)
 @given(st.text(alphabet="abzAZ09éÉİıßǅ\u0301'’-._ ", max_size=8))
 def test_stem4_of_an_ascii_word_is_the_accent_free_rule(word: str) -> None:

@@ -253,7 +253,7 @@ def test_small_turtle_ontology_keeps_only_dbpedia_parents(tmp_path):
 
 
 def test_a_parsed_ontology_is_cached_by_content(tmp_path, monkeypatch):
-    from wikisilver.ontology import hierarchy as ontology_module
+    from wikisilver.ontology import owl as ontology_module
 
     monkeypatch.setenv("WIKISILVER_CACHE_DIR", str(tmp_path / "cache"))
     path = tmp_path / "tiny.ttl"

@@ -149,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
     from wikisilver.corpus.inputs import read_corpora
     from wikisilver.ner.tagging import read_input
     from wikisilver.outputs import open_output
-    from wikisilver.ontology.hierarchy import load_builtin_ontology, load_ontology
+    from wikisilver.ontology import load_builtin_ontology, load_ontology
     from wikisilver.text import get_processor
 
     fmt, out_format, classes, detect = _check(args)

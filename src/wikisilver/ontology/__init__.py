@@ -1,20 +1,19 @@
-"""Step 1 of the method: the DBpedia class hierarchy (:mod:`.hierarchy`) and the class -> entity tag
-table resolved over it (:mod:`.tags`). Typing asks the hierarchy for the most specific of a
+"""Step 1 of the method: the DBpedia class hierarchy (:mod:`.hierarchy`, read from an ontology file
+by :mod:`.owl`) and the class -> entity tag table resolved over it (:mod:`.tags`). Typing asks the hierarchy for the most specific of a
 title's classes and the table for that class's CoNLL and fine tags."""
 
 from wikisilver.ontology.hierarchy import (
     DBO,
     THING,
     Ontology,
-    cache_dir,
     depth,
     format_class_parents,
     load_builtin_ontology,
-    load_ontology,
     merge_ontologies,
     most_specific,
     read_class_parents,
 )
+from wikisilver.ontology.owl import cache_dir, load_ontology
 from wikisilver.ontology.tags import (
     CONLL_TAGS,
     FINE_TAGS,

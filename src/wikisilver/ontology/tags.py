@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wikisilver.errors import InputError
-from wikisilver.ontology.hierarchy import THING, Ontology, depth, load_builtin_ontology, load_ontology, parents_first
+from wikisilver.ontology.hierarchy import THING, Ontology, depth, load_builtin_ontology, parents_first
+from wikisilver.ontology.owl import load_ontology
 from wikisilver.resources import mapping_path
 
 log = logging.getLogger(__name__)
