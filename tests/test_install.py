@@ -105,7 +105,7 @@ def _corpus_digest(out) -> dict[str, str]:
 
 @pytest.mark.slow
 def test_without_a_c_compiler_the_install_goes_on_and_tags_the_same(tmp_path):
-    """The compiled parts (the tagger's greedy loop and the tokenizer's scan, setup.py) are optional:
+    """The compiled parts (the tagger's greedy loop, the text scans and the TSV's lines, setup.py) are optional:
     with a compiler that always fails, building the package's extensions still succeeds (without
     them), and a build whose extensions are missing writes the demo corpus byte for byte as one with
     them."""
@@ -116,10 +116,10 @@ def test_without_a_c_compiler_the_install_goes_on_and_tags_the_same(tmp_path):
                             "--build-temp", str(tmp_path / "tmp")], cwd=REPO, env=env, capture_output=True, text=True,
                            timeout=300)
     assert built.returncode == 0, built.stderr[-2000:]
-    for name in ("_greedy", "_scan"):  # it said it left each out
+    for name in ("_greedy", "_scan", "_tsv"):  # it said it left each out
         assert name in built.stderr and not list(tmp_path.rglob(f"{name}*.so"))
-    fallback = without("wikisilver.text._greedy,wikisilver.text._scan", "-q", "build", "--demo", "--out",
-                       str(tmp_path / "numpy"))
+    fallback = without("wikisilver.text._greedy,wikisilver.text._scan,wikisilver.corpus._tsv", "-q", "build", "--demo",
+                       "--out", str(tmp_path / "numpy"))
     compiled = subprocess.run([sys.executable, "-m", "wikisilver.cli", "-q", "build", "--demo", "--out",
                                str(tmp_path / "c")], capture_output=True, text=True, timeout=300)
     assert fallback.returncode == 0 and compiled.returncode == 0, fallback.stderr + compiled.stderr

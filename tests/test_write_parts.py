@@ -5,7 +5,10 @@ from __future__ import annotations
 import pickle
 
 import apache_beam as beam
+import pytest
 from apache_beam.testing.test_pipeline import TestPipeline
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dataclasses import replace
 
@@ -60,7 +63,8 @@ def test_a_packed_article_comes_back_with_its_links() -> None:
     from wikisilver.records import Article, Link
 
     text = "Riga is the capital of Latvia. " * 300
-    links = tuple(Link(k * 31, k * 31 + 4, "Riga", "Riga") for k in range(300)) + (Link(10, 17, "Capital city", "capital"),)
+    links = tuple(Link(k * 31, k * 31 + 4, "Riga", "Riga") for k in range(300))
+    links += (Link(10, 17, "Capital city", "capital"),)
     for article in (Article(7, "Riga", text, links), Article(8, "Empty", "", ())):
         again = unpack_article(pack_article(article))
         assert again == article and all(type(link) is Link for link in again.links)
@@ -119,3 +123,21 @@ def test_the_table_s_offsets_and_tag_integers_are_each_token_s() -> None:
     assert table["ner_tags"] == [[NER_LABEL_IDS.get(tag, 0) for tag in s.conll_tags] for s in sentences]
     assert table["ner_tags"][3] == [5, 0, 8, 0]
     assert sentences_to_table([]).num_rows == 0
+
+
+_CELL = st.text(alphabet=st.sampled_from(list("ab_ \t\n\r.é\u0100日\U0001f600")), max_size=4)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.lists(_CELL, max_size=6), min_size=1, max_size=5),
+       st.one_of(st.just(()), st.lists(st.tuples(st.integers(-12, 10**12), st.integers(-5, 10**6)), max_size=7)))
+def test_the_compiled_token_lines_are_the_python_join(columns, offsets) -> None:
+    """corpus/_tsv.c writes a sentence's token lines as the Python join does: escaped and empty
+    cells, every width of character, offsets or none, columns of different lengths."""
+    from wikisilver.corpus import write
+
+    if write._tsv is None:
+        pytest.skip("wikisilver.corpus._tsv was not built (no C compiler at install): the Python join alone")
+    expected = "\n".join(write._token_lines(columns, tuple(offsets)))
+    assert write._tsv.token_lines(tuple(columns), tuple(offsets)) == expected
+    assert write._tsv.token_lines(tuple(map(tuple, columns)), list(offsets)) == expected
