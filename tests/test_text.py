@@ -246,6 +246,7 @@ def test_compiled_fixed_scores_are_the_numpy_ones(monkeypatch) -> None:
         return compiled
 
     monkeypatch.setattr(fast_tagger.DenseScorer, "_fixed_scores_compiled", both)
+    tagger.tag_many([["Built", "at", "the", "first", "tagging", "."]])  # the dense scorer, whichever test runs first
     tagger._dense.words.clear()
     for k in range(0, len(sentences), 50):
         tagger.tag_many(sentences[k : k + 50])

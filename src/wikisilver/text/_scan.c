@@ -49,7 +49,9 @@
 /* The first alternative of a treebank pattern, as tokens.py writes it (checked there). */
 #define PLAIN_WORD "\\w+(?![\\w.@'\xe2\x80\x99\xe2\x80\x90:/+-]|,\\d)"
 
-static int is_word(Py_UCS4 c) { return Py_UNICODE_ISALNUM(c) || c == '_'; }
+/* \w of a str pattern; an ASCII character by the table (Unicode's alphanumerics below 128 are
+ * [A-Za-z0-9]), any other by Unicode's four tests, as re does. */
+static int is_word(Py_UCS4 c) { return c < 128 ? Py_ISALNUM(c) || c == '_' : Py_UNICODE_ISALNUM(c); }
 
 /* A character after a word that another alternative could continue with: . @ ' ’ ‐ : / + - */
 static int continues(Py_UCS4 c) {
@@ -62,8 +64,17 @@ static int continues(Py_UCS4 c) {
 }
 
 static int append_span(PyObject *out, Py_ssize_t s, Py_ssize_t e, PyObject *text, PyObject *words) {
-    PyObject *span = Py_BuildValue("(nn)", s, e);
+    PyObject *span = PyTuple_New(2);
     if (span == NULL) return -1;
+    PyObject *first = PyLong_FromSsize_t(s), *last = PyLong_FromSsize_t(e);
+    if (first == NULL || last == NULL) {
+        Py_XDECREF(first);
+        Py_XDECREF(last);
+        Py_DECREF(span);
+        return -1;
+    }
+    PyTuple_SET_ITEM(span, 0, first);
+    PyTuple_SET_ITEM(span, 1, last);
     int failed = PyList_Append(out, span);
     Py_DECREF(span);
     if (failed || words == NULL) return failed;
