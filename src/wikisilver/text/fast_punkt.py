@@ -131,8 +131,15 @@ class _Splitter(PunktSentenceTokenizer):
 
     def _tested(self, text: str, match, word_start: int, word_end: int, last_break: int,
                 spans: list[tuple[int, int]]) -> int:
-        """Add the sentence that ends at ``match`` if its context holds a break; the next start."""
-        if not self.text_contains_sentbreak(text[word_start:word_end] + match.group() + match.group("after_tok")):
+        """Add the sentence that ends at ``match`` if its context holds a break; the next start.
+        The commonest context, a word of letters, a period, white space and another word of
+        letters, is two tokens, the first with its period: decided without cutting it."""
+        word, following = text[word_start:word_end], match.group("next_tok")
+        if match.group() == "." and word.isalpha() and following and following.isalpha():
+            breaks = self._ends_sentence(word + ".", following)
+        else:
+            breaks = self.text_contains_sentbreak(word + match.group() + match.group("after_tok"))
+        if not breaks:
             return last_break
         spans.append((last_break, match.end()))
         return match.start("next_tok") if match.group("next_tok") else match.end()
