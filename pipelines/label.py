@@ -27,12 +27,12 @@ def split_targets(joined: Iterable[ArticleTarget]) -> tuple[dict[str, TargetInfo
     """An article's joined targets -> (what its links point to, by link target; the article's own title)."""
     targets: dict[str, TargetInfo] = {}
     own = None
-    for target in joined:
-        info = unpack(target.info)
-        if target.own:
+    for written, packed, is_own in joined:
+        info = unpack(packed)
+        if is_own:
             own = info
         elif info is not None:
-            targets[target.written] = info
+            targets[written] = info
     return targets, own
 
 

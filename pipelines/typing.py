@@ -17,7 +17,7 @@ from wikisilver.entities.typing import TitleEvidence, Typing, evidence_fields, t
 from wikisilver.ontology import ClassTag, Ontology
 from wikisilver.pipelines.common import COUNTS, CountsPerBundle, counts
 from wikisilver.packed import pack
-from wikisilver.pipelines.redirects import ArticleTarget, requests_of
+from wikisilver.pipelines.redirects import requests_of
 
 NOT_EVIDENCE = ("counts",)  # the inputs of the typing composites that are not grouped by title
 
@@ -90,7 +90,7 @@ class _AnswerRequests(_TypeTitle, CountsPerBundle):
         packed = pack(info)  # once per title; each requesting article unpacks its own copy
         for written, batches in requests:
             for article, own in requests_of(batches):
-                yield article, ArticleTarget(written, packed, own)
+                yield article, (written, packed, own)  # an ArticleTarget
 
 
 class TypeEveryTitle(beam.PTransform):

@@ -243,8 +243,9 @@ def test_articles_are_sent_only_the_targets_the_labeller_can_use(tmp_path):
         evidence = pcollections(wiki) | GatherEvidence(config, requests)
         assert set(evidence.sources) == {"types"}  # the sources the run does not use are left out
         targets, _ = evidence.inputs() | TypeRequestedTitles("en", ontology, table, requests)
-        sent = targets | beam.Map(lambda kv: (kv[0], kv[1].written, unpack(kv[1].info).title,
-                                              unpack(kv[1].info).entity.conll if unpack(kv[1].info).entity else None))
+        # (article key, (title as written, packed TargetInfo, own title?)): an ArticleTarget
+        sent = targets | beam.Map(lambda kv: (kv[0], kv[1][0], unpack(kv[1][1]).title,
+                                              unpack(kv[1][1]).entity.conll if unpack(kv[1][1]).entity else None))
         assert_that(sent, equal_to([(article, "Budapest", "Budapest", "LOC"), (article, "Mercury", "Mercury", None)]))
 
 
