@@ -141,3 +141,12 @@ def test_the_compiled_token_lines_are_the_python_join(columns, offsets) -> None:
     expected = "\n".join(write._token_lines(columns, tuple(offsets)))
     assert write._tsv.token_lines(tuple(columns), tuple(offsets)) == expected
     assert write._tsv.token_lines(tuple(map(tuple, columns)), list(offsets)) == expected
+
+
+def test_token_lines_the_c_writer_cannot_take_go_to_the_python_join() -> None:
+    from wikisilver.corpus.write import tsv_block
+
+    columns = (("Riga", "."), ("Riga", "."), ("PROPN", "PUNCT"), ("B-City", "O"), ("B-LOC", "O"))
+    for offsets in ([[0, 4], [4, 5]], ((0, 4), (4, 10**30))):  # lists for pairs; an offset past 64 bits
+        last = "\t".join([".", ".", "PUNCT", "O", "O", str(offsets[1][0]), str(offsets[1][1])])
+        assert tsv_block("# c", None, columns, offsets) == f"# c\nRiga\tRiga\tPROPN\tB-City\tB-LOC\t0\t4\n{last}\n\n"

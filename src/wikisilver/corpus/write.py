@@ -77,7 +77,8 @@ def tsv_block(
     if _tsv is not None:  # speed, in one place: the same lines written in C (corpus/_tsv.c)
         try:
             body = _tsv.token_lines(tuple(columns), offsets or ())
-        except TypeError:  # offsets not as (start, end) tuples: the Python join reads any pairs
+        except (TypeError, OverflowError):  # offsets not as (start, end) tuples of machine-size
+            # integers: the Python join reads any pairs
             body = "\n".join(_token_lines(columns, offsets))
         if body:
             lines.append(body)
