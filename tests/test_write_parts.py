@@ -138,7 +138,7 @@ def test_the_compiled_token_lines_are_the_python_join(columns, offsets) -> None:
 
     if write._tsv is None:
         pytest.skip("wikisilver.corpus._tsv was not built (no C compiler at install): the Python join alone")
-    expected = "\n".join(write._token_lines(columns, tuple(offsets)))
+    expected = write._joined_lines(columns, tuple(offsets))
     assert write._tsv.token_lines(tuple(columns), tuple(offsets)) == expected
     assert write._tsv.token_lines(tuple(map(tuple, columns)), list(offsets)) == expected
 

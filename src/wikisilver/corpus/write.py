@@ -74,41 +74,35 @@ def tsv_block(
     lines = [comment]
     if text is not None:
         lines.append(TEXT_COMMENT + _escaped(text))
-    if _tsv is not None:  # speed, in one place: the same lines written in C (corpus/_tsv.c)
-        try:
-            body = _tsv.token_lines(tuple(columns), offsets or ())
-        except (TypeError, OverflowError):  # offsets not as (start, end) tuples of machine-size
-            # integers: the Python join reads any pairs
-            body = "\n".join(_token_lines(columns, offsets))
-        if body:
-            lines.append(body)
-    else:
-        lines.extend(_token_lines(columns, offsets))
+    body = _token_lines(columns, offsets)
+    if body:
+        lines.append(body)
     return "\n".join(lines) + "\n\n"
 
 
-def _token_lines(columns: Sequence[Sequence[str]], offsets: Sequence[tuple[int, int]] | None) -> Iterable[str]:
-    """A line a token: its cells (:func:`_cells`), then its ``start`` and ``end`` where known."""
+def _token_lines(columns: Sequence[Sequence[str]], offsets: Sequence[tuple[int, int]] | None) -> str:
+    """A line a token, joined: its cells (:func:`_cells`), then its ``start`` and ``end`` where
+    known. Speed, in one place: written in C where ``corpus/_tsv.c`` was built, else (and for
+    offsets it does not take: pairs not tuples, integers past 64 bits) by :func:`_joined_lines`;
+    ``tests/test_write_parts.py`` holds the two equal."""
+    if _tsv is not None:
+        try:
+            return _tsv.token_lines(tuple(columns), offsets or ())
+        except (TypeError, OverflowError):
+            pass
+    return _joined_lines(columns, offsets)
+
+
+def _joined_lines(columns: Sequence[Sequence[str]], offsets: Sequence[tuple[int, int]] | None) -> str:
     cells = [_cells(column) for column in columns]
     if offsets:  # two more columns, so that each line is one join
-        cells += _offset_cells(offsets)
-    return map("\t".join, zip(*cells))
+        cells += ([str(start) for start, _ in offsets], [str(end) for _, end in offsets])
+    return "\n".join(map("\t".join, zip(*cells)))
 
 
 def _escaped(text: str) -> str:
     """Tabs and line breaks as spaces (looked for first: a sentence seldom holds one)."""
     return text.translate(_ESCAPES) if "\t" in text or "\n" in text or "\r" in text else text
-
-
-_NUMBERS = tuple(map(str, range(8192)))  # an offset's digits, made once: the TSV writes two a token
-
-
-def _offset_cells(offsets: Sequence[tuple[int, int]]) -> tuple[Sequence[str], Sequence[str]]:
-    """The ``start`` and ``end`` columns of a sentence's tokens."""
-    starts, ends = zip(*offsets)
-    inside = 0 <= min(starts) and 0 <= min(ends) and max(starts) < len(_NUMBERS) and max(ends) < len(_NUMBERS)
-    convert = _NUMBERS.__getitem__ if inside else str
-    return tuple(map(convert, starts)), tuple(map(convert, ends))
 
 
 def write_tsv_sentence(handle: TextIO, sentence: LabelledSentence) -> None:
