@@ -41,7 +41,7 @@ STAGES = (
     ("cleaning wikitext", ("clean_wikitext", "page_kind", "template_names")),
     ("reading the dump (bz2, XML)", ("_ReadDumpPart.process", "_ReadDumpPart.process_records")),
     ("reading the type files", ("_read_classes",)),
-    ("typing and redirects (joins by title)", ("_TypeTitle.process", "_AnswerRequests.answers", "_CollectRequests",
+    ("typing and redirects (joins by title)", ("_TypeTitle.process", "_AnswerRequests.outputs", "_CollectRequests",
                                               "MergeBloom", "resolve")),
     ("packing records for shuffles", ("pack@packed.py", "unpack@packed.py", "pack_sentences@packed.py")),
     ("writing TSV", ("write_tsv_sentence",)),

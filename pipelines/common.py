@@ -51,10 +51,10 @@ def counts(values: Mapping[str, int]) -> beam.pvalue.TaggedOutput:
 
 class CountsPerBundle(beam.DoFn):
     """A DoFn whose ``counts`` outputs are summed over its bundle and sent once, at its end: one
-    element a bundle crosses to the statistics instead of one a page or a title. Its ``process``
-    passes its outputs through :meth:`summing`. Summed from ``start_bundle`` on, so a retried
-    bundle counts once, as its other outputs do; ``finish_bundle`` emits a windowed value (the
-    jobs run in the global window). The live counters are still incremented as each count is made."""
+    element a bundle crosses to the statistics instead of one a page or a title. A subclass gives
+    an element's outputs in :meth:`outputs`. Summed from ``start_bundle`` on, so a retried bundle
+    counts once, as its other outputs do; ``finish_bundle`` emits a windowed value (the jobs run in
+    the global window). The live counters are still incremented as each count is made."""
 
     def start_bundle(self) -> None:
         self.counted: Counter = Counter()
@@ -63,13 +63,16 @@ class CountsPerBundle(beam.DoFn):
         if self.counted:
             yield TaggedOutput(COUNTS, GlobalWindows.windowed_value(dict(self.counted)))
 
-    def summing(self, outputs: Iterable) -> Iterator:
-        """``outputs`` without their counts, which are added to the bundle's."""
-        for output in outputs:
+    def process(self, element) -> Iterator:
+        """The outputs of ``element`` but its counts, which are added to the bundle's."""
+        for output in self.outputs(element):
             if isinstance(output, TaggedOutput) and output.tag == COUNTS:
                 self.counted.update(output.value)
             else:
                 yield output
+
+    def outputs(self, element) -> Iterable:
+        raise NotImplementedError
 
 
 def reject(record: PageReject, counted: Mapping[str, int] | None = None) -> Iterator[beam.pvalue.TaggedOutput]:

@@ -29,10 +29,7 @@ class _RoutePage(CountsPerBundle):
     def __init__(self, lang: str, max_chars: int, max_seconds: float | None) -> None:
         self.lang, self.max_chars, self.max_seconds = lang, max_chars, max_seconds
 
-    def process(self, page: Page) -> Iterator:
-        return self.summing(self.routed(page))
-
-    def routed(self, page: Page) -> Iterator:
+    def outputs(self, page: Page) -> Iterator:
         title = normalize_title(page.title)
         if page.ns != 0:
             yield count("pages_skipped.namespace")
@@ -94,8 +91,8 @@ class _CleanArticle(CountsPerBundle):
         collect_garbage_less_often()  # a distributed runner's worker process
         self.progress = Progress("clean", "articles", self.progress_interval)
 
-    def process(self, page: Page) -> Iterator:
-        return self.summing(guarded(page, PARSING, self.options["max_seconds"], lambda _deadline: self.cleaned(page)))
+    def outputs(self, page: Page) -> Iterator:
+        return guarded(page, PARSING, self.options["max_seconds"], lambda _deadline: self.cleaned(page))
 
     def cleaned(self, page: Page) -> list:
         clean = wikitext.clean_wikitext(page.text, **self.options)

@@ -95,9 +95,6 @@ class _LabelArticle(CountsPerBundle):
         self.labeller = article_labeller(*self.labeller_args, self.shared_model)
         self.progress = Progress("label", "articles", self.progress_interval)
 
-    def process(self, element) -> Iterator:
-        return self.summing(self.outputs(element))
-
     def outputs(self, element) -> Iterator:
         (page_id, _title), groups = element
         articles = sorted(map(unpack_article, groups["article"]), key=lambda a: (len(a.text), a.text))

@@ -51,8 +51,8 @@ class _ReadDumpPart(CountsPerBundle):
     def setup(self) -> None:
         self.progress = Progress("read", "pages", self.progress_interval)
 
-    def process(self, part: tuple[str, int, int | None, str | None]) -> Iterator:
-        return self.summing(self.process_records(part_records(*part)))
+    def outputs(self, part: tuple[str, int, int | None, str | None]) -> Iterator:
+        return self.process_records(part_records(*part))
 
     def process_records(self, records: Iterable) -> Iterator:
         for record in records:
@@ -73,8 +73,8 @@ class _ReadFirstPages(_ReadDumpPart):
         self.max_pages = max_pages
         self.index_files = dict(index_files or {})
 
-    def process(self, dumps: tuple[str, ...]) -> Iterator:
-        return self.summing(self.process_records(dumplib.first_pages(dumps, self.max_pages, self.index_files)))
+    def outputs(self, dumps: tuple[str, ...]) -> Iterator:
+        return self.process_records(dumplib.first_pages(dumps, self.max_pages, self.index_files))
 
 
 @beam.ptransform_fn

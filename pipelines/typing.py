@@ -65,15 +65,12 @@ class _TypeTitle(beam.DoFn):
         yield title, self.typing_of(title, groups).info
 
 
-class _AnswerRequests(_TypeTitle, CountsPerBundle):
+class _AnswerRequests(CountsPerBundle, _TypeTitle):
     """(title, its evidence and requests) -> (article key, ArticleTarget) for each requesting
     article, for the targets the labeller can use; and the counts of typed titles as "counts",
     summed over a bundle."""
 
-    def process(self, element) -> Iterator:
-        return self.summing(self.answers(element))
-
-    def answers(self, element) -> Iterator:
+    def outputs(self, element) -> Iterator:
         title, groups = element
         requests = tuple(groups["request"])
         if not requests:

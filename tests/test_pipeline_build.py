@@ -288,9 +288,6 @@ def test_counts_are_summed_over_a_bundle_and_the_other_outputs_pass():
     from wikisilver.pipelines.stats import MergeCounts
 
     class Doubled(CountsPerBundle):
-        def process(self, n):
-            return self.summing(self.outputs(n))
-
         def outputs(self, n):
             yield count("seen")
             if n % 2:
