@@ -187,6 +187,20 @@ def test_link_unknown_unk_drops_the_sentence():
     assert result.counts["link_unknown_unk"] == 1 and result.counts["sentences_dropped_unk"] == 1
 
 
+def test_link_unknown_unk_stops_the_sentence_at_its_links():
+    """A sentence an UNK link drops is not labelled further: the alias and capital rules neither
+    decide nor count its words; the same words in a sentence without one are decided and counted."""
+    result = label("[[Abraham Lincoln]] was born in [[Kentucky]]. Lincoln met Mary, a [[Lawyer|Lawyer]]. "
+                   "Lincoln lived in Kentucky.")
+    assert [s.index for s in result.sentences] == [0, 2] and result.counts["sentences_dropped_unk"] == 1
+    assert result.counts["link_unknown_unk"] == 1
+    assert result.counts["alias_match"] == 2  # Lincoln and Kentucky of sentence 2, none of sentence 1
+    assert result.counts["unlinked_capitalized_unk"] == 0  # "Mary" of sentence 1 is never looked at
+    mary = label("[[Abraham Lincoln]] was born in [[Kentucky]]. Lincoln met Mary, a Lawyer. Lincoln lived in Kentucky.")
+    assert mary.counts["sentences_dropped_unk"] == 1 and mary.counts["unlinked_capitalized_unk"] == 2  # Mary, Lawyer
+    assert mary.counts["alias_match"] == 3
+
+
 def test_link_unknown_unk_for_a_page_no_source_types():
     result = label("He became a [[Lawyer|Lawyer]] in town.")
     assert result.sentences == [] and result.counts["link_unknown_unk"] == 1

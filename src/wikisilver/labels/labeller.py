@@ -151,22 +151,32 @@ class Labeller:
                 sentence_links.append(links[j])
                 j += 1
             sentences.append((index, (s_start, s_end), spans, tokens, sentence_links))
-        # A language that capitalizes every noun asks the tagger which capitalized words are
-        # nouns before labelling them: every sentence is annotated, all together.
-        annotated = (self.processor.annotate_many([tokens for *_, tokens, _ in sentences])
-                     if self.pack.nouns_capitalized else [None] * len(sentences))
-        pending: list[tuple[int, SentenceState, bool, tuple[int, int], bool]] = []  # labelled up to POS
-        for (index, bounds, spans, tokens, sentence_links), annotations in zip(sentences, annotated):
+        # Links first: a sentence an UNK link drops goes no further (unless a second pass will
+        # see it), and most of those the labeller drops, it drops there.
+        after_links: list[tuple[int, SentenceState, tuple[int, int], bool]] = []
+        for index, bounds, spans, tokens, sentence_links in sentences:
             check_time(deadline, "labelling")
             state = SentenceState(tokens, spans, counts)
-            if annotations is not None:
+            self._label_links(state, sentence_links, targets, aliases)
+            if state.has_unk and self.second_pass is None:
+                counts["sentences_dropped_unk"] += 1
+                continue
+            after_links.append((index, state, bounds, bool(sentence_links)))
+        # A language that capitalizes every noun asks the tagger which capitalized words are
+        # nouns before labelling them: the sentences left are annotated, all together.
+        if self.pack.nouns_capitalized:
+            states = [state for _, state, *_ in after_links]
+            for state, annotations in zip(states, self.processor.annotate_many([s.tokens for s in states])):
                 state.annotations = annotations
-                state.common_nouns = self.processor.common_nouns(tokens, annotations)
-            waits = self._label_tokens(state, sentence_links, targets, aliases)
+                state.common_nouns = self.processor.common_nouns(state.tokens, annotations)
+        pending: list[tuple[int, SentenceState, bool, tuple[int, int], bool]] = []  # labelled up to POS
+        for index, state, bounds, has_links in after_links:
+            check_time(deadline, "labelling")
+            waits = self._label_words(state, aliases)
             if waits is None:
                 counts["sentences_dropped_unk"] += 1
                 continue
-            pending.append((index, state, waits, bounds, bool(sentence_links)))
+            pending.append((index, state, waits, bounds, has_links))
         # Lemma and POS of the surviving sentences (and those the second pass sees), together:
         # the tagger scores a whole article's sentences in a few array operations per position.
         check_time(deadline, "labelling")
@@ -212,12 +222,11 @@ class Labeller:
             return [a[1] for a in annotations]
         return pos_of
 
-    def _label_tokens(
-        self, state: SentenceState, links: Sequence[Link], targets: Mapping[str, TargetInfo], aliases: AliasIndex,
-    ) -> bool | None:
-        """A sentence's links, aliases and capitalized words, up to where POS is needed: None when
-        it has UNK (and no second pass will see it), else whether its first word waits for its POS."""
-        self._label_links(state, links, targets, aliases)
+    def _label_words(self, state: SentenceState, aliases: AliasIndex) -> bool | None:
+        """A sentence's aliases and capitalized words after its links (:meth:`_label_links`), up to
+        where POS is needed: None when it has UNK (and no second pass will see it), else whether
+        its first word waits for its POS. A sentence an UNK link drops never gets here: these rules
+        neither decide nor count (``rules_fired``) words of a sentence no output keeps."""
         self._match_aliases(state, aliases)
         first_word_waits = self._label_capitals(state)
         if state.has_unk and self.second_pass is None:
