@@ -35,7 +35,7 @@ STAGES = (
     ("sentence splitting", ("TextProcessor.split_sentences",)),
     ("evidence rules (scans of the article text)", ("evidence_overrides",)),
     ("alias index of the article", ("AliasIndex.build",)),
-    ("links, aliases, capitals (rules per sentence)", ("Labeller._label_tokens",)),
+    ("links, aliases, capitals (rules per sentence)", ("Labeller._label_links", "Labeller._label_words")),
     ("sentence records, IOB, quality", ("Labeller._label_sentence",)),
     ("labeller, the rest (fragments, counts)", ("Labeller.label_article",)),
     ("cleaning wikitext", ("clean_wikitext", "page_kind", "template_names")),
