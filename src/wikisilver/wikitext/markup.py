@@ -323,6 +323,15 @@ def _quotes(match: re.Match[str]) -> str:
 _LAYOUT_TAG = re.compile(r"</?(?:div|center|blockquote)\b[^<>]*>", re.IGNORECASE)
 
 
+def _strip_quotes(text: str) -> str:
+    """Bold and italic markup out. Without a run of four quotes every run (of two or three) is
+    markup and goes whole: the runs of three, then the pairs, by ``str.replace`` (a tenth of the
+    expression's time; no run grows into another, as a run's neighbours are no quotes)."""
+    if "''''" in text:
+        return _QUOTES.sub(_quotes, text)
+    return text.replace("'''", "").replace("''", "") if "''" in text else text
+
+
 def prepass(text: str, deadline: float | None, table: TemplateTable | None = None) -> str:
     """The wikitext of a page without what the text never keeps (see the module docstring).
     With a ``table`` its inline templates are rendered first (:mod:`~wikisilver.wikitext.templates`)."""
@@ -340,8 +349,7 @@ def prepass(text: str, deadline: float | None, table: TemplateTable | None = Non
     text = _LINE_MARKUP.sub("", text)
     if "__" in text:
         text = _SWITCH.sub("", text)
-    # without a run of four quotes every run is bold or italic markup and goes whole
-    text = _QUOTES.sub(_quotes if "''''" in text else "", text)
+    text = _strip_quotes(text)
     if "(" in text:
         text = _EMPTY_PARENS.sub("", text)
         text = _PAREN_LEAD.sub("(", text)
