@@ -206,6 +206,16 @@ class PerceptronTagger:
         tagdict = self.tagdict
         return tagdict.get(word) or tagdict.get(word.lower()) if i == 0 else tagdict.get(word)
 
+    def _dict_tags(self, sentences: Sequence[Sequence[str]]) -> list[list[str | None]]:
+        """:meth:`_dict_tag` of every token of the sentences: the dictionary read at C speed, then
+        a first word it lacks in lower case."""
+        get = self.tagdict.get
+        found = [list(map(get, words)) for words in sentences]
+        for words, tags in zip(sentences, found):
+            if tags and tags[0] is None:
+                tags[0] = get(words[0].lower())
+        return found
+
     def tag(self, words: Sequence[str]) -> list[str]:
         return self.tag_many([words])[0]
 
@@ -219,8 +229,7 @@ class PerceptronTagger:
             # rule's, anonymize's) too where its loops are compiled: ~8 against the plain perceptron's
             # ~25 µs a token (EWT dev, one sentence at a time); their numpy twins cost more per call.
             if self._dense is not None and (len(sentences) > 1 or compiled()):
-                dict_tags = [[self._dict_tag(i, word) for i, word in enumerate(words)] for words in sentences]
-                return self._dense.tag_many(sentences, dict_tags, self._plain_tag)
+                return self._dense.tag_many(sentences, self._dict_tags(sentences), self._plain_tag)
         return [self._greedy(words) for words in sentences]
 
     def _greedy(self, words: Sequence[str]) -> list[str]:
