@@ -76,6 +76,17 @@ def test_the_last_words_of_a_sentence_are_read_back_from_its_end() -> None:
     assert last_words("drop this. He met George W.", 11, 27) == ["George", "W."]
 
 
+@given(st.text(alphabet="aBW. \t\u00a0É", max_size=12), st.integers(0, 3))
+def test_the_initial_check_reads_the_last_word_as_continues_name_does(text: str, start: int) -> None:
+    """``ends_with_initial`` is the first test of ``continues_name`` (its last word a capital A-Z
+    and a period), read from the end of the span only."""
+    from wikisilver.text.punkt import _INITIAL, ends_with_initial, last_words
+
+    start = min(start, len(text))
+    words = last_words(text, start, len(text))
+    assert ends_with_initial(text, start, len(text)) == bool(words and _INITIAL.fullmatch(words[-1]))
+
+
 def test_paragraphs_and_list_items_always_end_a_sentence() -> None:
     text = "It was founded in the U.S.\n\nThe second paragraph has no period\n* First item\n* Second item"
     assert sentences(EN, text) == [

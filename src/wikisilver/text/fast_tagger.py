@@ -216,8 +216,8 @@ class DenseScorer:
             block = found.setdefault(of, sum(map(len, blocks)) + 1)
             cells += [(block, index[prev], column[tag], round(w * _SCALE)) for tag, w in row.items()]
         self.tag_blocks = np.zeros((sum(map(len, blocks)) + 1, len(before), len(self.classes)), dtype=np.int32)
-        for block, prev, col, weight in cells:
-            self.tag_blocks[block, prev, col] += weight
+        at = np.array(cells, dtype=np.int64).reshape(-1, 4).T
+        np.add.at(self.tag_blocks, (at[0], at[1], at[2]), at[3].astype(np.int32))  # a cell twice: summed
         self.word_block, self.next_word_block, self.class_block = blocks
 
     def _pair_rows(self) -> None:

@@ -29,7 +29,7 @@ from wikisilver.errors import InputError
 from wikisilver.languages import Pack
 from wikisilver.text.base import FINITE_POS, TextProcessor, compiled_scanner, first_word, skipping_spaces
 from wikisilver.text.fast_punkt import fast_punkt_splitter
-from wikisilver.text.punkt import ORTHO_MID_LC, continues_name, last_words, read_punkt_params
+from wikisilver.text.punkt import ORTHO_MID_LC, continues_name, ends_with_initial, last_words, read_punkt_params
 from wikisilver.text.tagger import PerceptronTagger, SuffixLemmatizer, load_model
 from wikisilver.text.tokens import read_abbreviations, token_pattern, treebank_specials
 
@@ -101,7 +101,7 @@ class PackProcessor(TextProcessor):
             return super()._split_block(text, start, end)
         spans: list[tuple[int, int]] = []
         for s, e in self._punkt.span_tokenize(text[start:end]):
-            if (spans and self._joins_initials
+            if (spans and self._joins_initials and ends_with_initial(text, *spans[-1])
                     and continues_name(last_words(text, *spans[-1]), text[start + s : start + e], self._function_words)):
                 spans[-1] = (spans[-1][0], start + e)
             else:

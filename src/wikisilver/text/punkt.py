@@ -129,6 +129,16 @@ def last_words(text: str, start: int, end: int, n: int = 2) -> list[str]:
     return words[::-1]
 
 
+def ends_with_initial(text: str, start: int, end: int) -> bool:
+    """Whether the last word of ``text[start:end]`` is an initial (``W.``): where it is not,
+    :func:`continues_name` is False whatever follows, and most sentences end otherwise."""
+    i = end
+    while i > start and text[i - 1].isspace():
+        i -= 1
+    return i - start >= 2 and text[i - 1] == "." and "A" <= text[i - 2] <= "Z" and (
+        i - 2 == start or text[i - 3].isspace())
+
+
 def continues_name(words: list[str], right: str, function_words: Collection[str]) -> bool:
     """Whether Punkt split a name after a middle initial, given the last ``words`` (two at most) of
     the sentence before and the sentence after: ``George W.`` | ``Bush and …``, ``activist W.`` |
