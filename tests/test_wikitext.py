@@ -519,6 +519,19 @@ def test_changed_space_finds_what_the_two_alternatives_find(text: str) -> None:
         m.span() for m in plain.finditer(text, 1, len(text) - 1)]
 
 
+@settings(max_examples=1000, deadline=None)
+@given(st.text(alphabet=st.sampled_from([" ", "\n", "\t", "\r", "\x0b", "\x0c", "\xa0", "\u2009", "\u3000", "\x1c",
+                                          "\x85", "a", "é", "_", "."]), max_size=30))
+def test_changed_space_scanned_in_c_as_the_expression_finds_it(text: str) -> None:
+    from wikisilver.wikitext import clean
+
+    if clean._scan is None:
+        pytest.skip("wikisilver.text._scan was not built (no C compiler at install): the expression alone")
+    for start, end in ((0, len(text)), (1, len(text) - 1), (2, 7)):
+        assert clean._scan.space_runs(text, start, end) == [
+            m.span() for m in clean._CHANGED_SPACE.finditer(text, start, end)]
+
+
 # What the plain-link path took for markup before it looked for schemes only before colons.
 _MARKUP_AS_ONE_EXPRESSION = r"[\[\]{}<>&\x00]|//|(?i:bitcoin|geo|magnet|mailto|news|sips?|sms|tel|urn|xmpp)(?=:)"
 

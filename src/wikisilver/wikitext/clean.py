@@ -28,6 +28,11 @@ from wikisilver.errors import WikitextBudgetError
 from wikisilver.wikitext.markup import check_time, prepass
 from wikisilver.wikitext.templates import template_table
 
+try:
+    from wikisilver.text import _scan  # compiled at install where a C compiler is found
+except ImportError:  # pragma: no cover - an install without a C compiler
+    _scan = None
+
 _MAX_CHUNK = 16_384
 _PARAGRAPH = re.compile(r"\n[ \t]*\n\s*")
 # Whitespace that normalization changes inside the text: runs of two or more, and any whitespace
@@ -119,8 +124,11 @@ def _space_runs(text: str) -> Iterator[tuple[int, int]]:
     lead = length - len(text.lstrip()) if content_end else length
     if lead:
         yield 0, lead
-    for match in _CHANGED_SPACE.finditer(text, lead, content_end):
-        yield match.span()
+    if _scan is not None:  # the same runs, scanned in C (wikisilver/text/_scan.c)
+        yield from _scan.space_runs(text, lead, content_end)
+    else:
+        for match in _CHANGED_SPACE.finditer(text, lead, content_end):
+            yield match.span()
     if lead < content_end < length:
         yield content_end, length
 

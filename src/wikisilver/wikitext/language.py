@@ -46,6 +46,7 @@ def name_key(name: str) -> str:
     return " ".join(name.replace("_", " ").split()).lower()
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a wiki's pages use the same few thousand templates
 def template_key(name: str) -> str:
     """A template name as MediaWiki resolves it: no subst:, no Template: prefix, "_" = " "."""
     name = " ".join(name.replace("_", " ").split())
