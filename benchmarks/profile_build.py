@@ -43,9 +43,10 @@ STAGES = (
     ("reading the type files", ("_read_classes",)),
     ("typing and redirects (joins by title)", ("_TypeTitle.process", "_AnswerRequests.outputs", "_CollectRequests",
                                               "MergeBloom", "resolve")),
-    ("packing records for shuffles", ("pack@packed.py", "unpack@packed.py", "pack_sentences@packed.py")),
-    ("writing TSV", ("write_tsv_sentence",)),
-    ("writing Parquet", ("write_parquet", "sentences_to_table")),
+    ("packing records for shuffles", ("pack@packed.py", "unpack@packed.py", "pack_sentences@packed.py",
+                                      "unpack_columns@packed.py")),
+    ("writing TSV", ("write_tsv",)),
+    ("writing Parquet", ("_write_groups", "sentences_to_table")),
     ("start-up (imports, ontology, graph)", ("_find_and_load", "class_table", "build_pipeline")),
 )
 _FRAME = re.compile(r"(.*?) \((.*?):\d+\)")

@@ -9,7 +9,7 @@ import apache_beam as beam
 
 from wikisilver import paths
 from wikisilver.corpus.write import write_part
-from wikisilver.packed import pack_sentences, sentences_in_order
+from wikisilver.packed import articles_in_order, pack_sentences
 from wikisilver.pipelines.common import counter
 from wikisilver.progress import progress_log
 from wikisilver.records import PageReject
@@ -34,7 +34,7 @@ class _WritePart(beam.DoFn):
         shard, articles = element
         name = part_name(shard, self.shards)
         root = self.staging  # a local path or gs://…, s3://… (wikisilver.paths)
-        written = write_part(sentences_in_order(articles), paths.join(root, "tsv", f"{name}.tsv"),
+        written = write_part(articles_in_order(articles), paths.join(root, "tsv", f"{name}.tsv"),
                              paths.join(root, "parquet", f"{name}.parquet"), with_source=self.with_source)
         counter("sentences_written").inc(written)
         if self.progress_interval > 0:

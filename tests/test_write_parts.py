@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from dataclasses import replace
 
-from wikisilver.packed import pack_sentences, sentences_in_order, unpack_sentences
+from wikisilver.packed import articles_in_order, pack_sentences, unpack_sentences
 from wikisilver.corpus.read import read_sentences
 from wikisilver.pipelines.write import WriteCorpus, part_name, shard_of
 from wikisilver.records import EntitySpan, LabelledSentence
@@ -39,8 +39,8 @@ def test_packed_articles_come_back_whole_and_in_page_order() -> None:
     # an article's sentences cost a few bytes each packed: a fraction of their pickle
     long = article(5, 200)
     assert len(pack_sentences(long)[2]) < len(pickle.dumps(long)) / 5
-    ordered = list(sentences_in_order(packed))
-    assert [(s.page_id, s.index) for s in ordered] == sorted((s.page_id, s.index) for a in articles for s in a)
+    ordered = [(page_id, index) for block in articles_in_order(packed) for page_id, index in zip(block.page_id, block.index)]
+    assert ordered == sorted((s.page_id, s.index) for a in articles for s in a)
 
 
 def test_pack_takes_zstandard_for_large_values_and_zlib_for_small_ones() -> None:
@@ -87,6 +87,29 @@ def test_write_corpus_writes_each_part_in_page_order(tmp_path) -> None:
         ids = [s.page_id for s in read if shard_of(s.page_id, 3) == shard]
         assert ids == sorted(ids) and ids
     assert read[0].tokens == ("Riga", "lies", "here", ".") and read[0].spans[0].conll == "LOC"
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(1, 7), min_size=1, max_size=6), st.integers(1, 9))
+def test_a_part_written_from_packed_articles_is_the_part_of_their_records(tmp_path_factory, sizes, group) -> None:
+    """The build writes a part from packed articles, column by column: the same TSV and Parquet
+    bytes as from the records one by one, its row groups of ``group`` sentences whatever the
+    articles' sizes."""
+    from wikisilver.corpus.write import write_part
+
+    articles = [article(page_id, n) for page_id, n in enumerate(sizes, 1)]
+    records = [s for a in articles for s in a]
+    out = tmp_path_factory.mktemp("part")
+    write_part(records, out / "a.tsv", out / "a.parquet", row_group_size=group)
+    write_part(articles_in_order([pack_sentences(a) for a in articles]), out / "b.tsv", out / "b.parquet",
+               row_group_size=group)
+    assert (out / "a.tsv").read_bytes() == (out / "b.tsv").read_bytes()
+    assert (out / "a.parquet").read_bytes() == (out / "b.parquet").read_bytes()
+    import pyarrow.parquet as pq
+
+    groups = pq.ParquetFile(out / "b.parquet").metadata
+    assert [groups.row_group(k).num_rows for k in range(groups.num_row_groups)][:-1] == (
+        [group] * ((len(records) - 1) // group))
 
 
 def test_tsv_lines_hold_every_offset_and_no_tab_or_line_break_of_the_text() -> None:

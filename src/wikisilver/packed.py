@@ -23,6 +23,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from wikisilver.corpus.write import Sentences
 from wikisilver.records import Article, LabelledSentence, Link
 
 
@@ -87,17 +88,23 @@ def _cut_from_text(sentence: LabelledSentence) -> bool:
         token == text[start:end] for token, (start, end) in zip(sentence.tokens, sentence.offsets))
 
 
-def unpack_sentences(packed: bytes) -> Iterator[LabelledSentence]:
-    """The sentences :func:`pack_sentences` packed, in order."""
+def unpack_columns(packed: bytes) -> Sentences:
+    """The sentences :func:`pack_sentences` packed, column by column (the part writer's input)."""
     page_id, title, columns = unpack(packed)
-    for values in zip(*columns):
-        tokens, text, offsets = values[_TOKENS], values[_TEXT], values[_OFFSETS]
-        if tokens is None:
-            values = (*values[:_TOKENS], tuple([text[start:end] for start, end in offsets]), *values[_TOKENS + 1:])
-        yield LabelledSentence(page_id, title, *values)
+    columns = list(columns)
+    columns[_TOKENS] = [tokens if tokens is not None else tuple([text[start:end] for start, end in offsets])
+                        for tokens, text, offsets in zip(columns[_TOKENS], columns[_TEXT], columns[_OFFSETS])]
+    n = len(columns[0])
+    return Sentences([page_id] * n, [title] * n, *map(list, columns))
 
 
-def sentences_in_order(articles: Iterable[PackedArticle]) -> Iterator[LabelledSentence]:
-    """The sentences of packed articles by (page id, sentence index), one article unpacked at a time."""
+def unpack_sentences(packed: bytes) -> Iterator[LabelledSentence]:
+    """The sentences :func:`pack_sentences` packed, in order, as records."""
+    for values in zip(*unpack_columns(packed)):
+        yield LabelledSentence(*values)
+
+
+def articles_in_order(articles: Iterable[PackedArticle]) -> Iterator[Sentences]:
+    """The sentences of packed articles by (page id, sentence index), an article at a time."""
     for _page_id, _index, packed in sorted(articles, key=lambda article: article[:2]):
-        yield from unpack_sentences(packed)
+        yield unpack_columns(packed)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain
 from pathlib import Path
-from typing import TextIO
+from typing import NamedTuple, TextIO
 
 import numpy as np
 import pyarrow as pa
@@ -105,12 +105,50 @@ def _escaped(text: str) -> str:
     return text.translate(_ESCAPES) if "\t" in text or "\n" in text or "\r" in text else text
 
 
+class Sentences(NamedTuple):
+    """Sentences column by column: each field of :class:`LabelledSentence`, in its order, as a list
+    (the writers' input: the build's sentences come unpacked an article at a time,
+    :func:`wikisilver.packed.unpack_columns`, never one record each)."""
+
+    page_id: list[int]
+    title: list[str]
+    index: list[int]
+    tokens: list[tuple[str, ...]]
+    lemmas: list[tuple[str, ...]]
+    pos: list[tuple[str, ...]]
+    dbpedia_tags: list[tuple[str, ...]]
+    conll_tags: list[tuple[str, ...]]
+    spans: list[tuple[EntitySpan, ...]]
+    low_quality: list[bool]
+    quality_reasons: list[tuple[str, ...]]
+    text: list[str]
+    offsets: list[tuple[tuple[int, int], ...]]
+    source: list[str]
+
+
+def columns_of(sentences: Iterable[LabelledSentence]) -> Sentences:
+    """Records as :class:`Sentences`."""
+    rows = list(sentences)
+    return Sentences(*([getattr(s, name) for s in rows] for name in Sentences._fields))
+
+
+def joined(blocks: Sequence[Sentences]) -> Sentences:
+    """Several :class:`Sentences` one after the other, as one."""
+    return blocks[0] if len(blocks) == 1 else Sentences(*(list(chain.from_iterable(column)) for column in zip(*blocks)))
+
+
 def write_tsv_sentence(handle: TextIO, sentence: LabelledSentence) -> None:
     """Append one sentence in the multitag TSV format (cells never contain tabs or newlines)."""
-    comment = tsv_comment(str(sentence.page_id), sentence.title, sentence.index, sentence.low_quality,
-                          sentence.source)
-    columns = (sentence.tokens, sentence.lemmas, sentence.pos, sentence.dbpedia_tags, sentence.conll_tags)
-    handle.write(tsv_block(comment, sentence.text if sentence.offsets else None, columns, sentence.offsets))
+    write_tsv(handle, columns_of([sentence]))
+
+
+def write_tsv(handle: TextIO, s: Sentences) -> None:
+    """Append sentences in the multitag TSV format, each after its comment line."""
+    for page_id, title, index, tokens, lemmas, pos, dbpedia, conll, low_quality, text, offsets, source in zip(
+            s.page_id, s.title, s.index, s.tokens, s.lemmas, s.pos, s.dbpedia_tags, s.conll_tags, s.low_quality,
+            s.text, s.offsets, s.source):
+        handle.write(tsv_block(tsv_comment(str(page_id), title, index, low_quality, source),
+                               text if offsets else None, (tokens, lemmas, pos, dbpedia, conll), offsets))
 
 
 def _span_dict(span: EntitySpan) -> dict:
@@ -124,42 +162,41 @@ def _span_dict(span: EntitySpan) -> dict:
     }
 
 
-def sentences_to_table(sentences: Iterable[LabelledSentence], with_source: bool = False) -> pa.Table:
+def sentences_to_table(sentences: Iterable[LabelledSentence] | Sentences, with_source: bool = False) -> pa.Table:
     """A Parquet-ready table of sentences with :data:`SENTENCE_SCHEMA` (:data:`SOURCE_SCHEMA`
     ``with_source``: a build with a second pass), one column at a time; the offsets and the tags'
     integers as arrays, not a Python list a token."""
-    rows = list(sentences)
-    conll = pa.array([s.conll_tags for s in rows], type=pa.list_(pa.string()))
-    starts, ends = _offset_columns(rows)
+    s = sentences if isinstance(sentences, Sentences) else columns_of(sentences)
+    conll = pa.array(s.conll_tags, type=pa.list_(pa.string()))
+    starts, ends = _offset_columns(s.offsets)
     columns = {
-        "id": [s.sentence_id for s in rows],
-        "title": [s.title for s in rows],
-        "page_id": [s.page_id for s in rows],
-        "sentence_index": [s.index for s in rows],
-        "text": [s.text for s in rows],
-        "tokens": [s.tokens for s in rows],
+        "id": [f"{page_id}-{index}" for page_id, index in zip(s.page_id, s.index)],  # LabelledSentence.sentence_id
+        "title": s.title,
+        "page_id": s.page_id,
+        "sentence_index": s.index,
+        "text": s.text,
+        "tokens": s.tokens,
         "token_starts": starts,
         "token_ends": ends,
-        "lemmas": [s.lemmas for s in rows],
-        "pos": [s.pos for s in rows],
-        "dbpedia_tags": [s.dbpedia_tags for s in rows],
+        "lemmas": s.lemmas,
+        "pos": s.pos,
+        "dbpedia_tags": s.dbpedia_tags,
         "conll_tags": conll,
         "ner_tags": _ner_ids(conll),
-        "spans": [[_span_dict(span) for span in s.spans] for s in rows],
-        "low_quality": [s.low_quality for s in rows],
-        "quality_reasons": [s.quality_reasons for s in rows],
+        "spans": [[_span_dict(span) for span in spans] for spans in s.spans],
+        "low_quality": s.low_quality,
+        "quality_reasons": s.quality_reasons,
     }
     if with_source:
-        columns["source"] = [s.source for s in rows]
+        columns["source"] = s.source
     return pa.table(columns, schema=SOURCE_SCHEMA if with_source else SENTENCE_SCHEMA)
 
 
-def _offset_columns(rows: Sequence[LabelledSentence]) -> tuple[pa.ListArray, pa.ListArray]:
+def _offset_columns(offsets: Sequence[tuple[tuple[int, int], ...]]) -> tuple[pa.ListArray, pa.ListArray]:
     """``token_starts`` and ``token_ends``: every offset pair read once into one array."""
-    counts = [len(s.offsets) for s in rows]
-    flat = np.fromiter(chain.from_iterable(chain.from_iterable([s.offsets for s in rows])), dtype=np.int32,
-                       count=2 * sum(counts))
-    bounds = np.zeros(len(rows) + 1, dtype=np.int32)
+    counts = [len(pairs) for pairs in offsets]
+    flat = np.fromiter(chain.from_iterable(chain.from_iterable(offsets)), dtype=np.int32, count=2 * sum(counts))
+    bounds = np.zeros(len(offsets) + 1, dtype=np.int32)
     np.cumsum(counts, out=bounds[1:])
     bounds = pa.array(bounds)
     starts, ends = pa.array(flat[0::2]), pa.array(flat[1::2])
@@ -182,23 +219,24 @@ ROW_GROUP_SENTENCES = 1024
 
 
 def write_part(
-    sentences: Iterable[LabelledSentence], tsv_path: str | Path, parquet_path: str | Path,
+    sentences: Iterable[LabelledSentence] | Iterable[Sentences], tsv_path: str | Path, parquet_path: str | Path,
     row_group_size: int = ROW_GROUP_SENTENCES, with_source: bool = False,
 ) -> int:
     """Write one part of the corpus in both formats, in the given order; returns sentences written
-    (``with_source``: the Parquet ``source`` column of a build with a second pass).
+    (``with_source``: the Parquet ``source`` column of a build with a second pass). ``sentences``:
+    records, or :class:`Sentences` (an article's each, as the build writes them).
 
     Rows are flushed in row groups so a part never has to be held twice in memory.
     """
     try:
         with paths.open_text_write(tsv_path) as tsv:
 
-            def each() -> Iterable[LabelledSentence]:
-                for sentence in sentences:
-                    write_tsv_sentence(tsv, sentence)
-                    yield sentence
+            def each() -> Iterator[Sentences]:
+                for block in _blocks(sentences, row_group_size):
+                    write_tsv(tsv, block)
+                    yield block
 
-            return write_parquet(each(), parquet_path, row_group_size, with_source)
+            return _write_groups(each(), parquet_path, row_group_size, with_source)
     except OSError as error:  # a full disk: name the part, which the OS error does not
         raise OutputError(str(tsv_path), f"cannot write this part or {paths.basename(parquet_path)}: "
                                          f"{error.strerror or error}") from None
@@ -209,18 +247,43 @@ def write_parquet(
     with_source: bool = False
 ) -> int:
     """Sentences as one Parquet file of our schema, in row groups; returns sentences written."""
-    count = 0
+    return _write_groups(_blocks(sentences, row_group_size), path, row_group_size, with_source)
+
+
+def _blocks(sentences: Iterable[LabelledSentence] | Iterable[Sentences], size: int) -> Iterator[Sentences]:
+    """:class:`Sentences` as they come; records in blocks of ``size``."""
     batch: list[LabelledSentence] = []
+    for item in sentences:
+        if isinstance(item, Sentences):
+            yield item
+            continue
+        batch.append(item)
+        if len(batch) >= size:
+            yield columns_of(batch)
+            batch = []
+    if batch:
+        yield columns_of(batch)
+
+
+def _write_groups(blocks: Iterable[Sentences], path: str | Path, row_group_size: int, with_source: bool) -> int:
+    """Blocks of sentences as one Parquet file of our schema, in row groups of ``row_group_size``
+    sentences whatever the blocks' sizes; returns sentences written."""
+    count = 0
+    held: list[Sentences] = []
+    size = 0
     schema = SOURCE_SCHEMA if with_source else SENTENCE_SCHEMA
     with paths.parquet_writer(path, schema, compression="zstd") as writer:
-        for sentence in sentences:
-            batch.append(sentence)
-            count += 1
-            if len(batch) >= row_group_size:
-                writer.write_table(sentences_to_table(batch, with_source))
-                batch = []
-        if batch or count == 0:
-            writer.write_table(sentences_to_table(batch, with_source))
+        for block in blocks:
+            held.append(block)
+            size += len(block.index)
+            count += len(block.index)
+            while size >= row_group_size:
+                rows = joined(held)
+                writer.write_table(sentences_to_table(Sentences(*(c[:row_group_size] for c in rows)), with_source))
+                held = [Sentences(*(c[row_group_size:] for c in rows))]
+                size = len(held[0].index)
+        if size or count == 0:
+            writer.write_table(sentences_to_table(joined(held) if held else columns_of([]), with_source))
     return count
 
 

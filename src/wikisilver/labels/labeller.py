@@ -166,9 +166,9 @@ class Labeller:
         # nouns before labelling them: the sentences left are annotated, all together.
         if self.pack.nouns_capitalized:
             states = [state for _, state, *_ in after_links]
-            for state, annotations in zip(states, self.processor.annotate_many([s.tokens for s in states])):
-                state.annotations = annotations
-                state.common_nouns = self.processor.common_nouns(state.tokens, annotations)
+            for state, tagged in zip(states, self.processor.annotate_many([s.tokens for s in states])):
+                state.annotations = tagged
+                state.common_nouns = self.processor.common_nouns(state.tokens, tagged)
         pending: list[tuple[int, SentenceState, bool, tuple[int, int], bool]] = []  # labelled up to POS
         for index, state, bounds, has_links in after_links:
             check_time(deadline, "labelling")
