@@ -266,6 +266,26 @@ def test_compiled_fixed_scores_are_the_numpy_ones(monkeypatch) -> None:
         assert compiled.dtype == expected.dtype and np.array_equal(compiled, expected)
 
 
+@settings(max_examples=50, deadline=None)
+@given(st.sets(st.integers(0, 1 << 40), max_size=300))
+def test_the_pair_table_finds_each_key_from_its_home_slot(keys) -> None:
+    """The compiled scorer's pair lookup: every key at the first free slot from its home, none
+    past an empty slot; a key not there meets an empty slot first."""
+    from wikisilver.text.fast_tagger import _hash_table
+
+    keys = np.array(sorted(keys), dtype=np.int64)
+    slots, rows = _hash_table(keys, np.arange(len(keys), dtype=np.intp) * 7)
+    size = len(slots)
+    assert size >= 2 * len(keys) and size & (size - 1) == 0 and (slots >= 0).sum() == len(keys)
+    bits = size.bit_length() - 1
+    for row, key in enumerate(keys.tolist()):
+        slot = (key * 0x9E3779B97F4A7C15 % (1 << 64)) >> (64 - bits)
+        while slots[slot] != key:
+            assert slots[slot] >= 0  # no empty slot before the key
+            slot = (slot + 1) % size
+        assert rows[slot] == row * 7
+
+
 def test_dense_scorer_leaves_ties_and_unweighed_tags_to_the_plain_perceptron(greedy_loop: str) -> None:
     # 0.1 + 0.2 and 0.3 are one sum in thousandths; in floats 0.1 + 0.2 is the larger, and the plain
     # perceptron's float sums decide, whatever tag comes first

@@ -35,8 +35,9 @@
  *   sums        int32 [word][6][tag]     a word's summed rows in each role
  *   parts       intp  [word][2]          its lower case's and its class's id among the pair parts
  *   table       int32 [row][tag]         the weights
- *   pair_keys   int64 [key]              sorted, the last one past every key
- *   pair_values intp  [key]              the row of each key
+ *   pair_keys   int64 [slot]             the keys in an open-addressing table of 2^k slots (-1: empty),
+ *                                        each at the first free slot from its home, pair_home(key)
+ *   pair_values intp  [slot]             the row of each key
  *   pair_offsets, pair_columns  intp [kind][2]  where each kind's two parts come from
  *   kind_base   int64 [kind]             a kind's first key, before its parts
  *   base        n                        the number of parts plus one
@@ -45,6 +46,9 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+
+/* A pair key's home slot in a table of 2^bits slots: Fibonacci hashing, as DenseScorer builds it. */
+#define PAIR_HASH(key, bits) ((uint64_t)(key) * 0x9E3779B97F4A7C15ULL >> (64 - (bits)))
 
 typedef struct {
     Py_buffer view;
@@ -200,7 +204,7 @@ static PyObject *fixed(PyObject *self, PyObject *args) {
     const int64_t *kind_base = held[10].view.buf;
     int64_t *out = held[11].view.buf;
     Py_ssize_t next = COUNT(held[0]), ntokens = COUNT(held[1]), nsentences = COUNT(held[2]);
-    Py_ssize_t nwords = COUNT(held[4]) / 2, nkinds = COUNT(held[10]), nkeys = COUNT(held[6]);
+    Py_ssize_t nwords = COUNT(held[4]) / 2, nkinds = COUNT(held[10]), nslots = COUNT(held[6]);
     Py_ssize_t ntags = ntokens ? COUNT(held[11]) / ntokens : 0;
 
     /* every index checked once, before any is used */
@@ -210,7 +214,8 @@ static PyObject *fixed(PyObject *self, PyObject *args) {
         goto done;
     }
     if (ntags <= 0 || COUNT(held[11]) != ntokens * ntags || COUNT(held[3]) != nwords * 6 * ntags
-        || COUNT(held[4]) != nwords * 2 || COUNT(held[5]) % ntags != 0 || nkeys < 1 || COUNT(held[7]) != nkeys
+        || COUNT(held[4]) != nwords * 2 || COUNT(held[5]) % ntags != 0 || nslots < 2 || (nslots & (nslots - 1))
+        || COUNT(held[7]) != nslots
         || COUNT(held[8]) != nkinds * 2 || COUNT(held[9]) != nkinds * 2 || base <= 0) {
         PyErr_SetString(PyExc_ValueError, "fixed: arrays of inconsistent shapes");
         goto done;
@@ -231,11 +236,10 @@ static PyObject *fixed(PyObject *self, PyObject *args) {
             PyErr_SetString(PyExc_ValueError, "fixed: a pair part out of range");
             goto done;
         }
-    for (Py_ssize_t k = 0; k < nkeys; k++)
-        if (values[k] < 0 || values[k] >= nrows) {
-            PyErr_SetString(PyExc_ValueError, "fixed: a pair row out of range");
-            goto done;
-        }
+    int bits = 0;
+    while (((Py_ssize_t)1 << bits) < nslots)
+        bits++;
+    const uint64_t mask = (uint64_t)nslots - 1;
     firsts = PyMem_Calloc(ntokens, 1);
     if (firsts == NULL) {
         PyErr_NoMemory();
@@ -263,15 +267,21 @@ static PyObject *fixed(PyObject *self, PyObject *args) {
             Py_ssize_t left = parts[ext[at[t] + offsets[2 * k]] * 2 + columns[2 * k]];
             Py_ssize_t right = parts[ext[at[t] + offsets[2 * k + 1]] * 2 + columns[2 * k + 1]];
             int64_t key = (kind_base[k] + left) * base + right;
-            /* the first key not below (numpy's searchsorted, left), without branches to mispredict */
-            const int64_t *found = keys;
-            for (Py_ssize_t n = nkeys; n > 1; n -= n / 2)
-                found = found[n / 2 - 1] < key ? found + n / 2 : found;
-            Py_ssize_t lo = (found - keys) + (*found < key);
-            if (lo < nkeys && keys[lo] == key) { /* else row 0, which weighs nothing */
-                const int32_t *row = table + values[lo] * ntags;
-                for (Py_ssize_t c = 0; c < ntags; c++)
-                    score[c] += row[c];
+            /* from its home slot to the key or an empty slot (-1: no weights, row 0); a table
+             * with no empty slot is read at most once round */
+            uint64_t slot = PAIR_HASH(key, bits);
+            for (Py_ssize_t probes = 0; probes < nslots && keys[slot] >= 0; probes++) {
+                if (keys[slot] == key) {
+                    if (values[slot] < 0 || values[slot] >= nrows) {
+                        PyErr_SetString(PyExc_ValueError, "fixed: a pair row out of range");
+                        goto done;
+                    }
+                    const int32_t *row = table + values[slot] * ntags;
+                    for (Py_ssize_t c = 0; c < ntags; c++)
+                        score[c] += row[c];
+                    break;
+                }
+                slot = (slot + 1) & mask;
             }
         }
     }
