@@ -163,26 +163,30 @@ class _Words:
         if self.count > self.limit:
             self.clear()
 
-    def ids_of(self, words: Sequence[str]) -> list[int]:
-        """The ids of a sentence's words, before it the two ids of the start and after it two of
-        the end; the words new to the index are interned together."""
+    def ids_of(self, sentences: Sequence[Sequence[str]]) -> list[list[int]]:
+        """The ids of each sentence's words, before them the two ids of the start and after them
+        two of the end; the words new to the index are interned together, the batch's at once (a
+        few array operations for all, not for each sentence)."""
         ids = self.ids
         t, classes = self.scorer.templates, self.scorer.ambiguity
         new = []
-        out = [0, 0]
-        for word in words:
-            k = ids.get(word)
-            if k is None:
-                k = ids[word] = self.count + len(new)
-                low = word.lower()
-                c = classes.get(low, "?")
-                new.append((low, c, [t.own(word, False, classes), t.own(word, True, classes), t.as_previous(low),
-                                     t.as_second_previous(low), t.as_next(word, low, c), t.as_second_next(low)]))
-            out.append(k)
+        found = []
+        for words in sentences:
+            out = [0, 0]
+            for word in words:
+                k = ids.get(word)
+                if k is None:
+                    k = ids[word] = self.count + len(new)
+                    low = word.lower()
+                    c = classes.get(low, "?")
+                    new.append((low, c, [t.own(word, False, classes), t.own(word, True, classes), t.as_previous(low),
+                                         t.as_second_previous(low), t.as_next(word, low, c), t.as_second_next(low)]))
+                out.append(k)
+            out += (1, 1)
+            found.append(out)
         if new:
             self._add(new)
-        out += (1, 1)
-        return out
+        return found
 
 
 class DenseScorer:
@@ -323,7 +327,7 @@ class DenseScorer:
         if not todo:
             return out  # type: ignore[return-value]
         self.words.make_room()
-        ids = [self.words.ids_of(sentences[k]) for k in todo]  # ids[r][i + 2] is the word at i
+        ids = self.words.ids_of([sentences[k] for k in todo])  # ids[r][i + 2] is the word at i
         lengths = np.array([len(sentences[k]) for k in todo])
         # the tokens flat, sentence after sentence: token i of sentence r is at first[r] + i
         first = np.concatenate(([0], np.cumsum(lengths)[:-1]))
