@@ -70,7 +70,7 @@ class _RequestsPerBundle(beam.DoFn):
 
 
 class _CollectRequests(beam.CombineFn):
-    """The requests for one title, in lists (:class:`_RequestsPerBundle`) -> one packed tuple
+    """The requests for one title, in lists (:class:`_RequestsPerBundle`) -> one packed list
     (:mod:`wikisilver.packed`). As a combine, not a plain join input, so runners lift it before the
     shuffle: a bundle sends each popular title once with all its requesters, not once per link.
     Packed, because a runner holds what crosses a shuffle, Beam's local runner as objects: a dump's
@@ -83,21 +83,27 @@ class _CollectRequests(beam.CombineFn):
     def create_accumulator(self) -> list:
         return []
 
-    def add_input(self, accumulator: list, requests: list) -> list:
+    # An accumulator is a list, or packed where it crossed the shuffle: a title's one packed
+    # accumulator (all its requests came from one bundle, as most do) is its output as it is.
+    def add_input(self, accumulator: list | bytes, requests: list) -> list:
+        accumulator = list(unpack(accumulator)) if isinstance(accumulator, bytes) else accumulator
         accumulator.extend(requests)
         return accumulator
 
-    def merge_accumulators(self, accumulators) -> list:
-        merged = []
-        for accumulator in accumulators:  # compacted (packed) where it crossed the shuffle
+    def merge_accumulators(self, accumulators) -> list | bytes:
+        accumulators = list(accumulators)
+        if len(accumulators) == 1:
+            return accumulators[0]
+        merged: list = []
+        for accumulator in accumulators:
             merged.extend(unpack(accumulator) if isinstance(accumulator, bytes) else accumulator)
         return merged
 
-    def compact(self, accumulator: list) -> bytes:
-        return pack(accumulator)
+    def compact(self, accumulator: list | bytes) -> bytes:
+        return accumulator if isinstance(accumulator, bytes) else pack(accumulator)
 
-    def extract_output(self, accumulator: list) -> bytes:
-        return pack(tuple(accumulator))
+    def extract_output(self, accumulator: list | bytes) -> bytes:
+        return accumulator if isinstance(accumulator, bytes) else pack(accumulator)
 
 
 def _extend_chain(element) -> Iterator[tuple[str, tuple[str, str]]]:

@@ -249,6 +249,27 @@ def test_articles_are_sent_only_the_targets_the_labeller_can_use(tmp_path):
         assert_that(sent, equal_to([(article, "Budapest", "Budapest", "LOC"), (article, "Mercury", "Mercury", None)]))
 
 
+def test_a_titles_requests_are_collected_whole_however_they_were_combined() -> None:
+    """_CollectRequests as runners call it: lists within a bundle, packed across the shuffle, one
+    packed accumulator handed on as it is, several merged; the same requests come out."""
+    from wikisilver.packed import pack
+    from wikisilver.pipelines.redirects import _CollectRequests, requests_of
+
+    combine = _CollectRequests()
+    a, b, c = [((1, "A"), False)], [((2, "B"), True), ((3, "C"), False)], [((4, "D"), False)]
+
+    def requests(output: bytes) -> list:
+        return sorted(requests_of([output]))
+
+    one = combine.compact(combine.add_input(combine.add_input(combine.create_accumulator(), a), b))
+    assert combine.extract_output(combine.merge_accumulators([one])) is one  # handed on as it is
+    assert requests(combine.extract_output(combine.merge_accumulators([one]))) == sorted(a + b)
+    merged = combine.merge_accumulators([one, combine.compact(c), list(c)])
+    assert requests(combine.extract_output(merged)) == sorted(a + b + c + c)
+    again = combine.add_input(combine.merge_accumulators([pack(a)]), c)  # an input after a merge
+    assert requests(combine.extract_output(again)) == sorted(a + c)
+
+
 TINY_ONTOLOGY = (
     "@prefix dbo: <http://dbpedia.org/ontology/> .\n@prefix owl: <http://www.w3.org/2002/07/owl#> .\n"
     "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n"
