@@ -484,6 +484,7 @@ LINK_FRAGMENTS = [
     "&nbsp;", "&NBSP;", "&nbsp", "[[Image:y.png|left|upright=1.2|A [[b|c]] d [[e]]]]", "[[Category:Z|k [[x]]]]",
     "[[File:", "[[Kategória:Z]]", "[[Fájl:a.svg|b [[c]]|d]]", "[[Foo|a|b]]", "[[Foo|a [[b]] c]]",
     "[[de:X|y [[z]]]]", "[[:File:x.png|a [[b]]]]", "|thumb|", "[[ ]]", "[[b| ]]", "[[x.ogg|y [[z]]]]",
+    "<sub>2</sub>", "<sup>n</sup>", "<sub>", "</sup>", "<sup>a b</sup>", "<SUB>2</SUB>", "<sub>x</sup>", "<sub></sub>",
 ]
 
 
@@ -569,10 +570,10 @@ def test_plain_link_pieces_render_as_the_parser() -> None:
             both = _rendered_both_ways(chunk, lang)
             if both is not None:
                 taken += 1
-                shapes.update(shape for shape in ("[[File:", "[[Image:", "&nbsp;") if shape in chunk)
+                shapes.update(shape for shape in ("[[File:", "[[Image:", "&nbsp;", "<sub>", "<sup>") if shape in chunk)
                 assert both[0] == both[1], chunk
     assert taken > len(chunks) / 2  # the path is taken for most real prose
-    assert min(shapes.values()) > 50 and len(shapes) == 3, shapes  # with captions of links, and spaces
+    assert min(shapes.values()) > 50 and len(shapes) == 5, shapes  # with captions of links, spaces, formulas
 
 
 @settings(max_examples=1500, deadline=None)

@@ -6,7 +6,8 @@ expression gives the same pieces as the parser at a fraction of the cost (measur
 interleaved A/B of the English reference build in docs/performance.md). Two more shapes are
 common enough to take here: a file or category link whose caption holds plain links of its own
 (``[[File:x.jpg|thumb|A [[Paris]] street]]``), which renders nothing, caption and all (the
-caller's ``drops`` says which titles do), and the entity ``&nbsp;``, which renders as a space.
+caller's ``drops`` says which titles do), the entity ``&nbsp;``, which renders as a space, and a
+subscript or superscript of plain text, which renders as its text.
 Anything else the parser would read as markup sends the chunk to it: brackets or braces outside
 such links, tags, other entities, free external links (``//``, ``mailto:``), a newline or nested
 markup in a link that renders, list or heading markup at the start of a line.
@@ -29,6 +30,10 @@ _LINE_MARKERS = ("*", "#", ":", ";", "=", "----")  # list, indent, heading and r
 # where its title renders nothing.
 _LINK = re.compile(r"\[\[([^\[\]{}<>|\n]+)(?:\|((?:[^\[\]{}<>\n]|\[\[[^\[\]{}<>|\n]+(?:\|[^\[\]{}<>|\n]*)?\]\])*))?\]\]")
 _NBSP = "&nbsp;"
+# A subscript or superscript of plain text (H<sub>2</sub>O, 10<sup>3</sup>), which the parser reads as
+# a tag that renders its text in place: taken as that text, where no link's trail can reach it
+# (a white space before it, or no link before it: "[[Foo]]a<sup>b</sup>" trails "a" alone).
+_SUB_SUP = re.compile(r"<(sub|sup)>([^<>\[\]{}&|\n]*)</\1>")
 
 Piece = str | tuple[str, str | None]
 
@@ -50,6 +55,19 @@ def _has_line_markup(chunk: str) -> bool:
     markup: what ``(?:\A|\n)[ \t]*(?:[*#:;=]|-{4})`` finds, looked for at the starts of lines
     only (the expression tried every character of a paragraph)."""
     return any(line.lstrip(" \t").startswith(_LINE_MARKERS) for line in chunk.split("\n"))
+
+
+def _plain_between(text: str, after_link: bool) -> str:
+    """Text between links as the parser renders it where the shapes above say so: ``&nbsp;`` as a
+    space, a plain subscript or superscript as its text (not where the link before could trail
+    into it); any other markup stays, and sends the chunk to the parser."""
+    if _NBSP in text:
+        text = text.replace(_NBSP, " ")
+    if "<" in text:
+        tag = text.find("<")
+        if not after_link or any(c.isspace() for c in text[:tag]):
+            text = text[:tag] + _SUB_SUP.sub(r"\2", text[tag:])
+    return text
 
 
 def plain_link_pieces(chunk: str, drops: Callable[[str], bool] = lambda title: False) -> list[Piece] | None:
@@ -74,7 +92,7 @@ def plain_link_pieces(chunk: str, drops: Callable[[str], bool] = lambda title: F
             if not anchor.strip():
                 anchor = ""
         if between:
-            between = between.replace(_NBSP, " ") if _NBSP in between else between
+            between = _plain_between(between, bool(pieces))
             pieces.append(between)
             checked.append(between)
         pieces.append((title, anchor))
@@ -82,7 +100,7 @@ def plain_link_pieces(chunk: str, drops: Callable[[str], bool] = lambda title: F
         pos = match.end()
     rest = chunk[pos:]
     if rest:
-        rest = rest.replace(_NBSP, " ") if _NBSP in rest else rest
+        rest = _plain_between(rest, bool(pieces))
         pieces.append(rest)
         checked.append(rest)
     # one scan for all of them: markup never spans the newlines between them
