@@ -929,6 +929,19 @@ def test_word_counts_are_the_expressions(text: str) -> None:
     assert text_evidence.word_counts(text) == Counter(text_evidence._WORD.findall(text))
 
 
+@settings(max_examples=1000, deadline=None)
+@given(_WORDY)
+def test_after_word_counts_are_the_expressions(text: str) -> None:
+    # text_evidence.after_word_counts by the C scan: the words after a word the expression finds
+    from collections import Counter
+
+    from wikisilver.labels import text_evidence
+
+    if text_evidence._scan is None:
+        pytest.skip("wikisilver.text._scan was not built (no C compiler at install): the expression alone")
+    assert text_evidence.after_word_counts(text) == Counter(text_evidence._AFTER_WORD.findall(text))
+
+
 def test_word_counts_of_real_articles_are_the_expressions() -> None:
     from collections import Counter
 
@@ -944,6 +957,7 @@ def test_word_counts_of_real_articles_are_the_expressions() -> None:
     assert sum(map(len, texts)) > 200_000
     for text in texts:
         assert text_evidence.word_counts(text) == Counter(text_evidence._WORD.findall(text))
+        assert text_evidence.after_word_counts(text) == Counter(text_evidence._AFTER_WORD.findall(text))
 
 
 _RANKS = frozenset({"order", "suborder", "class", "subclass", "family", "genus", "sub"})
