@@ -283,6 +283,25 @@ def test_time_budget_is_checked() -> None:
     assert clean_wikitext(LEAD, max_seconds=None).text.startswith("Anarchism")
 
 
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(["{", "}", "{{", "}}", "{{{", "}}}", "{{{{{", "}}}}}", "a", " ", "|"]), max_size=30)
+       .map("".join))
+def test_brace_spans_in_c_are_the_loops(text: str) -> None:
+    """The C matching of template braces gives the Python loop's spans, and the same budget error."""
+    from wikisilver.wikitext import markup
+
+    if markup._scan is None:
+        pytest.skip("wikisilver.text._scan was not built (no C compiler at install): the loop alone")
+    compiled = markup._scan
+    try:
+        markup._scan = None
+        expected = markup._brace_spans(text)
+    finally:
+        markup._scan = compiled
+    assert markup._brace_spans(text) == expected
+    assert compiled.brace_spans("{{ " * 3, 2) is None and compiled.brace_spans("{{ " * 2, 2) == ([], [(0, 2), (3, 5)])
+
+
 def test_absurd_template_nesting_raises_budget_error() -> None:
     with pytest.raises(WikitextBudgetError, match="nested"):
         clean_wikitext("{{a|" * 200 + "x" + "}}" * 200)

@@ -15,6 +15,11 @@ import unicodedata
 import time
 
 from wikisilver.errors import WikitextBudgetError
+
+try:
+    from wikisilver.text import _scan  # compiled at install where a C compiler is found
+except ImportError:  # pragma: no cover - an install without a C compiler
+    _scan = None
 from wikisilver.wikitext.templates import GAP, TemplateTable, is_silent, render_inline
 
 # A page nesting templates deeper than this is generated markup, not an article.
@@ -165,6 +170,39 @@ def _strip_templates(text: str, table: TemplateTable | None = None) -> str:
     """
     if "{{" not in text:
         return text
+    spans, unmatched = _brace_spans(text)
+    if not spans and not unmatched:
+        return text
+    closed = set(spans)
+    spans.extend(unmatched)
+    spans.sort()
+    out: list[str] = []
+    line = _OutputLine()
+    pos = 0
+    for start, end in spans:
+        if end <= pos:
+            continue
+        if start > pos:
+            out.append(text[pos:start])
+            line.add(out[-1])
+        pos = max(pos, end)
+        if table is not None and (start, end) in closed and _leaves_gap(text, start, end, line, table):
+            out.append(f" {GAP} ")
+            line.add(out[-1])
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _brace_spans(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """(the [start, end) of each closed element, in closing order; the braces of no element: a
+    closing run's leftover where nothing is open, then each element never closed). Speed, in one
+    place: matched in C where ``wikisilver.text._scan`` was built, else by this loop over the
+    brace runs; ``tests/test_wikitext.py`` holds the two equal."""
+    if _scan is not None:
+        found = _scan.brace_spans(text, _MAX_TEMPLATE_DEPTH)
+        if found is None:
+            raise WikitextBudgetError(f"templates nested more than {_MAX_TEMPLATE_DEPTH} deep")
+        return found
     stack: list[list[int]] = []  # [start offset, braces left]
     spans: list[tuple[int, int]] = []  # removed [start, end) of closed elements
     unmatched: list[tuple[int, int]] = []
@@ -189,26 +227,7 @@ def _strip_templates(text: str, table: TemplateTable | None = None) -> str:
             unmatched.append((match.end() - run, match.end()))
     for start, braces in stack:
         unmatched.append((start, start + braces))
-    if not spans and not unmatched:
-        return text
-    closed = set(spans)
-    spans.extend(unmatched)
-    spans.sort()
-    out: list[str] = []
-    line = _OutputLine()
-    pos = 0
-    for start, end in spans:
-        if end <= pos:
-            continue
-        if start > pos:
-            out.append(text[pos:start])
-            line.add(out[-1])
-        pos = max(pos, end)
-        if table is not None and (start, end) in closed and _leaves_gap(text, start, end, line, table):
-            out.append(f" {GAP} ")
-            line.add(out[-1])
-    out.append(text[pos:])
-    return "".join(out)
+    return spans, unmatched
 
 
 # What may stand before a template on its line without making it inline: list and indent
