@@ -302,6 +302,18 @@ def test_brace_spans_in_c_are_the_loops(text: str) -> None:
     assert compiled.brace_spans("{{ " * 3, 2) is None and compiled.brace_spans("{{ " * 2, 2) == ([], [(0, 2), (3, 5)])
 
 
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.sampled_from(["=", "==", " ", "\t", "|", "!", "-", "----", "*", "#", ":", ";", "a", "\n", "\r",
+                                 "\u2028", "é"]), max_size=30).map("".join))
+def test_line_markup_in_c_is_the_expressions(text: str) -> None:
+    from wikisilver.wikitext import markup
+
+    if markup._scan is None:
+        pytest.skip("wikisilver.text._scan was not built (no C compiler at install): the expression alone")
+    assert markup._scan.line_markup(text) == [m.span() for m in markup._LINE_MARKUP.finditer(text)]
+    assert markup._strip_line_markup(text) == markup._LINE_MARKUP.sub("", text)
+
+
 def test_absurd_template_nesting_raises_budget_error() -> None:
     with pytest.raises(WikitextBudgetError, match="nested"):
         clean_wikitext("{{a|" * 200 + "x" + "}}" * 200)

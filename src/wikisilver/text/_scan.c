@@ -1,4 +1,4 @@
-/* Speed, in one place: six scans of text in C, each the twin of a regular expression that runs where
+/* Speed, in one place: seven scans of text in C, each the twin of a regular expression that runs where
  * this module was not built.
  *
  * spans(search, specials, abbreviations, text, start, end[, words]) -> list of (start, end)
@@ -30,6 +30,13 @@
  *   as a dict: each maximal run of [\w'’-] whose first character is a word character but not a
  *   decimal digit or "_" (a run that starts otherwise holds no match at all: every later position
  *   has one of them before it). tests/test_labels.py holds the two equal.
+ *
+ * line_markup(text) -> list of (start, end)
+ *   The matches of wikisilver.wikitext.markup._LINE_MARKUP (at line starts only: a heading line's
+ *   content, a table row with its line break, a rule's four dashes or more at the very start, list
+ *   and indent markers with the blanks around them), which the pre-pass removes; each line is
+ *   read once (the expression was tried at every character). tests/test_wikitext.py holds the
+ *   two equal.
  *
  * brace_spans(text, max_depth) -> (spans, unmatched), or None past max_depth open elements
  *   The brace matching of wikisilver.wikitext.markup._strip_templates (its Python loop over
@@ -466,12 +473,58 @@ done:
     return result;
 }
 
+static int is_blank(Py_UCS4 c) { return c == ' ' || c == '\t'; }
+
+static PyObject *line_markup(PyObject *self, PyObject *args) {
+    PyObject *text;
+    if (!PyArg_ParseTuple(args, "U", &text)) return NULL;
+    Py_ssize_t length = PyUnicode_GET_LENGTH(text);
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    PyObject *out = PyList_New(0);
+    if (out == NULL) return NULL;
+    for (Py_ssize_t start = 0; start < length;) {
+        Py_ssize_t eol = start;
+        while (eol < length && PyUnicode_READ(kind, data, eol) != '\n') eol++;
+        Py_ssize_t k = start, end = -1;
+        while (k < eol && is_blank(PyUnicode_READ(kind, data, k))) k++;
+        Py_UCS4 c = k < eol ? PyUnicode_READ(kind, data, k) : 0;
+        if (c == '=') { /* a heading: "=" first and last, white space around */
+            Py_ssize_t last = eol;
+            while (last > k && is_blank(PyUnicode_READ(kind, data, last - 1))) last--;
+            if (last - k >= 2 && PyUnicode_READ(kind, data, last - 1) == '=') end = eol;
+        } else if (c == '|' || c == '!') { /* a table row, its line break too */
+            end = eol < length ? eol + 1 : eol;
+        } else if (c == '-' && k == start) { /* a rule: four dashes or more at the very start */
+            Py_ssize_t m = start;
+            while (m < eol && PyUnicode_READ(kind, data, m) == '-') m++;
+            if (m - start >= 4) end = m;
+        } else if (c == '*' || c == '#' || c == ':' || c == ';') { /* list and indent markers */
+            Py_ssize_t m = k;
+            while (m < eol) {
+                Py_UCS4 d = PyUnicode_READ(kind, data, m);
+                if (d != '*' && d != '#' && d != ':' && d != ';') break;
+                m++;
+            }
+            while (m < eol && is_blank(PyUnicode_READ(kind, data, m))) m++;
+            end = m;
+        }
+        if (end >= 0 && append_span(out, start, end, NULL, NULL) < 0) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        start = eol + 1;
+    }
+    return out;
+}
+
 static PyObject *plain_word(PyObject *self, PyObject *unused) { return PyUnicode_FromString(PLAIN_WORD); }
 
 static PyMethodDef methods[] = {
     {"spans", spans, METH_VARARGS, "The token spans of a treebank pattern (see the module's source)."},
     {"plain_word", plain_word, METH_NOARGS, "The first alternative of the patterns this module scans."},
     {"word_counts", word_counts, METH_VARARGS, "The count of each word of a text (see the module's source)."},
+    {"line_markup", line_markup, METH_VARARGS, "The line markup the pre-pass removes (see the module's source)."},
     {"brace_spans", brace_spans, METH_VARARGS, "The closed and unmatched brace runs of templates (see the module's source)."},
     {"after_word_counts", after_word_counts, METH_VARARGS, "The count of each word after a word (see the module's source)."},
     {"rank_names", rank_names, METH_VARARGS, "The (rank, name) pairs of taxon_o's pattern (see the module's source)."},
