@@ -746,6 +746,9 @@ def test_compiled_tokens_are_the_expressions(text: str, data) -> None:
     for processor in (get_processor("en"), get_processor("hu")):  # the scanner's tokens, the expression's
         spans = processor.tokenize(text, start, end)
         assert processor.spans_and_tokens(text, start, end) == (spans, [text[s:e] for s, e in spans])
+        # a sentence's own offsets (the labeller's): the same spans less its start
+        assert processor.spans_and_tokens(text, start, end, relative=True) == (
+            [(s - start, e - start) for s, e in spans], [text[s:e] for s, e in spans])
     pattern = _made_up_pattern()
     specials = treebank_specials({"tokenizer": "treebank", "elisions": ["dell"]}, _MADE_UP)
     assert "&" in specials and "(" in specials

@@ -128,7 +128,7 @@ class Labeller:
                 counts["sentences_total"] += 1
                 counts["sentences_dropped_fragment.long_sentence"] += 1
                 continue
-            spans, tokens = self.processor.spans_and_tokens(text, s_start, s_end)
+            spans, tokens = self.processor.spans_and_tokens(text, s_start, s_end, relative=True)
             # A dropped inline template or formula left a gap mark: not a token; the sentence goes.
             gap = False
             if GAP in text[s_start:s_end]:
@@ -156,7 +156,7 @@ class Labeller:
         after_links: list[tuple[int, SentenceState, tuple[int, int], bool]] = []
         for index, bounds, spans, tokens, sentence_links in sentences:
             check_time(deadline, "labelling")
-            state = SentenceState(tokens, spans, counts)
+            state = SentenceState(tokens, spans, counts, bounds[0])
             self._label_links(state, sentence_links, targets, aliases)
             if state.has_unk and self.second_pass is None:
                 counts["sentences_dropped_unk"] += 1
@@ -263,7 +263,7 @@ class Labeller:
             low_quality=bool(reasons),
             quality_reasons=reasons,
             text=article.text[start : bounds[1]].replace(GAP, " "),  # a gap mark is a blank: offsets hold
-            offsets=tuple([(s - start, e - start) for s, e in state.spans]),
+            offsets=tuple(state.spans),  # relative to the sentence already
             source=source,
         )
 
@@ -276,9 +276,10 @@ class Labeller:
         if not links or not state.spans:
             return
         starts, ends = zip(*state.spans)
+        base = state.start
         for link in links:
             # the tokens overlapping the anchor (spans are in order and do not overlap)
-            covered = list(range(bisect_right(ends, link.start), bisect_left(starts, link.end)))
+            covered = list(range(bisect_right(ends, link.start - base), bisect_left(starts, link.end - base)))
             if not covered:
                 continue
             link_rule, decision = first_answer(self.link_rules, link, targets.get(link.target), self.pack)
@@ -306,7 +307,7 @@ class Labeller:
                 state.fire(edge_rule.name)
                 state.decide(covered.pop(), Mention.of(O, edge_rule.name))
         last = covered[-1]
-        overhang = state.spans[last][1] - link.end
+        overhang = state.spans[last][1] + state.start - link.end
         if overhang > 0:
             rest = tokens[last][len(tokens[last]) - overhang:]
             hyphen_rule, decision = first_answer(self.hyphen_rules, rest, self.pack)

@@ -64,8 +64,9 @@ class SentenceState:
     """
 
     tokens: list[str]
-    spans: list[tuple[int, int]]
+    spans: list[tuple[int, int]]  # each token's [start, end) in the sentence
     counts: Counter
+    start: int = 0  # the sentence's start in the article text (where its links' offsets count from)
     mentions: list[Mention | None] = field(init=False)
     groups: list[int] = field(init=False)
     first_word: int = field(init=False)

@@ -1,9 +1,10 @@
 /* Speed, in one place: seven scans of text in C, each the twin of a regular expression that runs where
  * this module was not built.
  *
- * spans(search, specials, abbreviations, text, start, end[, words]) -> list of (start, end)
+ * spans(search, specials, abbreviations, text, start, end[, words[, base]]) -> list of (start, end)
  *   The token spans TextProcessor.tokenize gives for text[start:end] with a treebank pattern
- *   (and, where ``words`` is a list, each token's text appended to it)
+ *   (and, where ``words`` is a list, each token's text appended to it), less ``base`` (a
+ *   sentence's tokens relative to its start: small integers, which Python shares)
  *   (wikisilver.text.tokens.treebank_pattern under skipping_spaces). Three kinds of token make
  *   most of a text, and for them every alternative of that pattern but one is known to fail:
  *   - a plain word: a run of word characters followed by none of the characters any other
@@ -92,10 +93,11 @@ static int continues(Py_UCS4 c) {
     }
 }
 
-static int append_span(PyObject *out, Py_ssize_t s, Py_ssize_t e, PyObject *text, PyObject *words) {
+static int append_based(PyObject *out, Py_ssize_t s, Py_ssize_t e, PyObject *text, PyObject *words,
+                        Py_ssize_t base) {
     PyObject *span = PyTuple_New(2);
     if (span == NULL) return -1;
-    PyObject *first = PyLong_FromSsize_t(s), *last = PyLong_FromSsize_t(e);
+    PyObject *first = PyLong_FromSsize_t(s - base), *last = PyLong_FromSsize_t(e - base);
     if (first == NULL || last == NULL) {
         Py_XDECREF(first);
         Py_XDECREF(last);
@@ -112,6 +114,10 @@ static int append_span(PyObject *out, Py_ssize_t s, Py_ssize_t e, PyObject *text
     failed = PyList_Append(words, word);
     Py_DECREF(word);
     return failed;
+}
+
+static int append_span(PyObject *out, Py_ssize_t s, Py_ssize_t e, PyObject *text, PyObject *words) {
+    return append_based(out, s, e, text, words, 0);
 }
 
 /* The token of the expression's own search from ``pos``: 1 and (*s, *e, *next) where it found
@@ -151,8 +157,8 @@ static int is_abbreviation(PyObject *abbreviations, PyObject *text, Py_ssize_t q
 
 static PyObject *spans(PyObject *self, PyObject *args) {
     PyObject *search, *specials, *abbreviations, *text, *words = Py_None;
-    Py_ssize_t start, end;
-    if (!PyArg_ParseTuple(args, "OUOUnn|O", &search, &specials, &abbreviations, &text, &start, &end, &words))
+    Py_ssize_t start, end, base = 0;
+    if (!PyArg_ParseTuple(args, "OUOUnn|On", &search, &specials, &abbreviations, &text, &start, &end, &words, &base))
         return NULL;
     if (words == Py_None) {
         words = NULL;
@@ -200,7 +206,7 @@ static PyObject *spans(PyObject *self, PyObject *args) {
                 r = q + 1;
         }
         if (r >= 0) {
-            if (append_span(out, q, r, text, words) < 0) goto error;
+            if (append_based(out, q, r, text, words, base) < 0) goto error;
             pos = r;
             continue;
         }
@@ -208,7 +214,7 @@ static PyObject *spans(PyObject *self, PyObject *args) {
         int found = search_token(search, text, pos, end, &s, &e, &next);
         if (found < 0) goto error;
         if (found == 0 || next <= pos) break; /* the end (every token is one character or more) */
-        if (append_span(out, s, e, text, words) < 0) goto error;
+        if (append_based(out, s, e, text, words, base) < 0) goto error;
         pos = next;
     }
     return out;

@@ -171,17 +171,19 @@ class TextProcessor:
         return spans
 
     def spans_and_tokens(
-        self, text: str, start: int = 0, end: int | None = None
+        self, text: str, start: int = 0, end: int | None = None, relative: bool = False
     ) -> tuple[list[tuple[int, int]], list[str]]:
         """:meth:`tokenize`'s spans and the tokens they cut out of ``text`` (the compiled scanner
-        cuts them as it goes)."""
+        cuts them as it goes); ``relative``: the spans less ``start`` (a sentence's own offsets,
+        small integers that Python shares rather than makes two a token)."""
         if end is None:
             end = len(text)
         if self._scan is not None:
             tokens: list[str] = []
-            return self._scan(text, start, end, tokens), tokens
+            return self._scan(text, start, end, tokens, start if relative else 0), tokens
         spans = self.tokenize(text, start, end)
-        return spans, [text[s:e] for s, e in spans]
+        tokens = [text[s:e] for s, e in spans]
+        return ([(s - start, e - start) for s, e in spans] if relative else spans), tokens
 
     # -- lemma and POS ----------------------------------------------------------------------
 
