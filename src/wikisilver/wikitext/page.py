@@ -4,6 +4,7 @@ that types its title in step 1)."""
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 import time
@@ -48,18 +49,24 @@ def template_names(wikitext: str, deadline: float | None = None) -> list[str]:
     for number, match in enumerate(_TEMPLATE_NAME.finditer(wikitext)):
         if number % _CHECK_EVERY == 0:
             check_time(deadline)
-        raw = match.group(1).strip()
-        if not raw or raw.startswith("#"):
-            continue
-        head, colon, _ = raw.partition(":")
-        if colon and name_key(head) not in template_namespaces() and name_key(head) not in {"subst", "safesubst"}:
-            continue  # DEFAULTSORT:, lc:, padleft: … and interwiki transclusions
-        if _MAGIC_WORD.match(raw.strip()):
-            continue
-        name = template_key(raw)
+        name = _name_of(match.group(1))
         if name:
             seen.setdefault(name, None)
     return list(seen)
+
+
+@functools.lru_cache(maxsize=1 << 16)  # a wiki's pages write the same few thousand names
+def _name_of(written: str) -> str:
+    """The template a name as written calls (:func:`template_key`), "" where it calls none."""
+    raw = written.strip()
+    if not raw or raw.startswith("#"):
+        return ""
+    head, colon, _ = raw.partition(":")
+    if colon and name_key(head) not in template_namespaces() and name_key(head) not in {"subst", "safesubst"}:
+        return ""  # DEFAULTSORT:, lc:, padleft: … and interwiki transclusions
+    if _MAGIC_WORD.match(raw.strip()):
+        return ""
+    return template_key(raw)
 
 
 # [[Prefix:Name|sort key]], prefix and name stripped by the caller. Possessive, and no part runs
