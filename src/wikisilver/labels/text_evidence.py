@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import re
 import sys
-from collections import ChainMap, Counter
+from collections import Counter
 from collections.abc import Mapping, Sequence, Set
 from dataclasses import replace
 
@@ -56,7 +56,9 @@ def evidence_overrides(
                 entity = EntityType(info.title, None, "O", source=evidence_rule.name) if tag == "O" else None
                 overrides[link.target] = replace(info, entity=entity)
                 counts[evidence_rule.name] += 1
-    return (ChainMap(overrides, targets) if overrides else targets), not_entities
+    # one dict, not a ChainMap: the labeller reads it once per link and alias (a ChainMap's get
+    # is Python code); the same keys, in the same order, the overrides' values over the targets'
+    return ({**targets, **overrides} if overrides else targets), not_entities
 
 
 @functools.cache
