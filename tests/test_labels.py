@@ -916,30 +916,18 @@ _WORDY = st.lists(st.sampled_from(list(" \t\n.,;:()\"'’-_‐") + list("aZé1٣
     "Agribusiness", "agribusiness", "-word", "'s", "don't", "x-y", "1990s", "_a", "a_b"]), max_size=40).map("".join)
 
 
+@pytest.mark.parametrize("counts, expression", [("word_counts", "_WORD"), ("after_word_counts", "_AFTER_WORD")])
 @settings(max_examples=1000, deadline=None)
-@given(_WORDY)
-def test_word_counts_are_the_expressions(text: str) -> None:
-    # text_evidence.word_counts by the C scan: the same counts as the regular expression's
+@given(text=_WORDY)
+def test_word_counts_are_the_expressions(counts: str, expression: str, text: str) -> None:
+    # text_evidence.word_counts and after_word_counts by the C scan: the expression's counts
     from collections import Counter
 
     from wikisilver.labels import text_evidence
 
     if text_evidence._scan is None:
         pytest.skip("wikisilver.text._scan was not built (no C compiler at install): the expression alone")
-    assert text_evidence.word_counts(text) == Counter(text_evidence._WORD.findall(text))
-
-
-@settings(max_examples=1000, deadline=None)
-@given(_WORDY)
-def test_after_word_counts_are_the_expressions(text: str) -> None:
-    # text_evidence.after_word_counts by the C scan: the words after a word the expression finds
-    from collections import Counter
-
-    from wikisilver.labels import text_evidence
-
-    if text_evidence._scan is None:
-        pytest.skip("wikisilver.text._scan was not built (no C compiler at install): the expression alone")
-    assert text_evidence.after_word_counts(text) == Counter(text_evidence._AFTER_WORD.findall(text))
+    assert getattr(text_evidence, counts)(text) == Counter(getattr(text_evidence, expression).findall(text))
 
 
 def test_word_counts_of_real_articles_are_the_expressions() -> None:

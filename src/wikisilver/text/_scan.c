@@ -246,7 +246,9 @@ static int count_word(PyObject *counts, PyObject *text, Py_ssize_t i, Py_ssize_t
     return failed ? -1 : 0;
 }
 
-static PyObject *word_counts(PyObject *self, PyObject *args) {
+/* The counts of word_counts (after == 0) and after_word_counts (after == 1), one scan of the runs
+ * of [\w'’-]. */
+static PyObject *counted_runs(PyObject *args, int after) {
     PyObject *text;
     if (!PyArg_ParseTuple(args, "U", &text)) return NULL;
     Py_ssize_t length = PyUnicode_GET_LENGTH(text);
@@ -261,9 +263,24 @@ static PyObject *word_counts(PyObject *self, PyObject *args) {
             i++;
             continue;
         }
-        Py_ssize_t j = i + 1;
-        while (j < length && in_word(PyUnicode_READ(kind, data, j))) j++;
-        if (is_letter(c) && count_word(counts, text, i, j) < 0) goto error;
+        /* the run; for the words after a word, whether a letter follows its [\d_'’-] (the
+         * possessive runs of _AFTER_WORD take it whole) */
+        Py_ssize_t j = i, letter = -1;
+        for (; j < length; j++) {
+            Py_UCS4 d = PyUnicode_READ(kind, data, j);
+            if (!in_word(d)) break;
+            if (letter < 0 && is_letter(d)) letter = j;
+        }
+        if (!after) {
+            if (is_letter(c) && count_word(counts, text, i, j) < 0) goto error;
+        } else if (letter >= 0) {
+            Py_ssize_t p = j < length && PyUnicode_READ(kind, data, j) == ',' ? j + 1 : j;
+            if (p + 1 < length && PyUnicode_READ(kind, data, p) == ' ' && is_letter(PyUnicode_READ(kind, data, p + 1))) {
+                Py_ssize_t e = p + 2;
+                while (e < length && in_word(PyUnicode_READ(kind, data, e))) e++;
+                if (count_word(counts, text, p + 1, e) < 0) goto error;
+            }
+        }
         i = j;
     }
     return counts;
@@ -272,43 +289,9 @@ error:
     return NULL;
 }
 
-static PyObject *after_word_counts(PyObject *self, PyObject *args) {
-    PyObject *text;
-    if (!PyArg_ParseTuple(args, "U", &text)) return NULL;
-    Py_ssize_t length = PyUnicode_GET_LENGTH(text);
-    int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    PyObject *counts = PyDict_New();
-    if (counts == NULL) return NULL;
-    Py_ssize_t i = 0;
-    while (i < length) {
-        if (!in_word(PyUnicode_READ(kind, data, i))) {
-            i++;
-            continue;
-        }
-        /* a run of [\w'’-]: a first word where a letter follows its [\d_'’-] (the possessive runs
-         * take it whole) */
-        Py_ssize_t j = i, letter = -1;
-        for (; j < length; j++) {
-            Py_UCS4 c = PyUnicode_READ(kind, data, j);
-            if (!in_word(c)) break;
-            if (letter < 0 && is_letter(c)) letter = j;
-        }
-        Py_ssize_t p = j;
-        if (letter >= 0 && p < length && PyUnicode_READ(kind, data, p) == ',') p++;
-        if (letter >= 0 && p < length && PyUnicode_READ(kind, data, p) == ' ' && p + 1 < length
-            && is_letter(PyUnicode_READ(kind, data, p + 1))) {
-            Py_ssize_t e = p + 2;
-            while (e < length && in_word(PyUnicode_READ(kind, data, e))) e++;
-            if (count_word(counts, text, p + 1, e) < 0) goto error;
-        }
-        i = j;
-    }
-    return counts;
-error:
-    Py_DECREF(counts);
-    return NULL;
-}
+static PyObject *word_counts(PyObject *self, PyObject *args) { return counted_runs(args, 0); }
+
+static PyObject *after_word_counts(PyObject *self, PyObject *args) { return counted_runs(args, 1); }
 
 static int after_word(Py_UCS4 c) { return is_word(c) || c == '-'; }
 
