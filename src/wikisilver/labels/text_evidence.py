@@ -17,12 +17,8 @@ from wikisilver.labels.language import LanguagePack
 from wikisilver.labels.registry import Rule, Stage, rule
 from wikisilver.labels.state import UNK
 from wikisilver.records import Article, EntityType, TargetInfo
+from wikisilver.text.base import scans as _scan  # the compiled scans, None where none were built
 from wikisilver.titles import drop_parenthetical
-
-try:
-    from wikisilver.text import _scan  # compiled at install where a C compiler is found
-except ImportError:  # pragma: no cover - an install without a C compiler
-    _scan = None
 
 
 def evidence_overrides(

@@ -15,9 +15,11 @@ from collections.abc import Callable, Sequence
 import regex  # the third-party engine: \p{M} (combining marks), which ``re`` cannot express
 
 try:
-    from wikisilver.text import _scan  # compiled at install where a C compiler is found
+    # The compiled scans of text (text/_scan.c; compiled at install where a C compiler is found),
+    # imported here only: the cleaner and the evidence rules take them from this module.
+    from wikisilver.text import _scan as scans
 except ImportError:  # pragma: no cover - an install without a C compiler
-    _scan = None
+    scans = None
 
 # Sentence end: terminal punctuation, optional closing quotes/brackets, then whitespace and the
 # first visible character of the next sentence (after optional opening quotes/brackets).
@@ -51,11 +53,11 @@ def compiled_scanner(pattern: "re.Pattern[str] | regex.Pattern[str]", specials: 
     another, and :meth:`TextProcessor.tokenize` runs the expression alone. The same tokens
     (``tests/test_text.py::test_compiled_tokens_are_the_expressions``), in a third of the time
     (docs/performance.md)."""
-    if _scan is None or specials is None or not isinstance(pattern, re.Pattern) or pattern.flags & re.ASCII:
+    if scans is None or specials is None or not isinstance(pattern, re.Pattern) or pattern.flags & re.ASCII:
         return None
-    if not pattern.pattern.startswith(r"\s*+(?:(" + _scan.plain_word() + "|"):
+    if not pattern.pattern.startswith(r"\s*+(?:(" + scans.plain_word() + "|"):
         return None
-    return functools.partial(_scan.spans, pattern.search, specials, frozenset(abbreviations))
+    return functools.partial(scans.spans, pattern.search, specials, frozenset(abbreviations))
 
 
 def skipping_spaces(pattern: "re.Pattern[str] | regex.Pattern[str]") -> "re.Pattern[str] | regex.Pattern[str]":

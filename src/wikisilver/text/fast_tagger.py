@@ -91,7 +91,7 @@ def _hash_table(keys: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndar
     home = (keys.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - bits)
     waiting = np.arange(len(keys))
     probe = np.zeros(len(keys), dtype=np.uint64)
-    while len(waiting):  # each round, the first key (in key order) of each free slot takes it
+    while len(waiting):  # each round, of the keys that probe a free slot the first (as given) takes it
         slot = ((home[waiting] + probe[waiting]) & np.uint64(mask)).astype(np.intp)
         free = slots[slot] < 0
         _, firsts = np.unique(np.where(free, slot, -1), return_index=True)

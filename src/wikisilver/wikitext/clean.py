@@ -22,16 +22,12 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from wikisilver.records import Link
+from wikisilver.text.base import scans as _scan  # the compiled scans, None where none were built
 from wikisilver.wikitext.builder import Builder
 from wikisilver.wikitext.language import language_data
 from wikisilver.errors import WikitextBudgetError
 from wikisilver.wikitext.markup import check_time, prepass
 from wikisilver.wikitext.templates import template_table
-
-try:
-    from wikisilver.text import _scan  # compiled at install where a C compiler is found
-except ImportError:  # pragma: no cover - an install without a C compiler
-    _scan = None
 
 _MAX_CHUNK = 16_384
 _PARAGRAPH = re.compile(r"\n[ \t]*\n\s*")

@@ -15,11 +15,7 @@ import unicodedata
 import time
 
 from wikisilver.errors import WikitextBudgetError
-
-try:
-    from wikisilver.text import _scan  # compiled at install where a C compiler is found
-except ImportError:  # pragma: no cover - an install without a C compiler
-    _scan = None
+from wikisilver.text.base import scans as _scan  # the compiled scans, None where none were built
 from wikisilver.wikitext.templates import GAP, TemplateTable, is_silent, render_inline
 
 # A page nesting templates deeper than this is generated markup, not an article.
