@@ -32,9 +32,10 @@ def test_packed_articles_come_back_whole_and_in_page_order() -> None:
     articles = [article(page_id, 3) for page_id in (31, 4, 1000, 7)]
     packed = [pack_sentences(a) for a in articles]
     assert tuple(unpack_sentences(packed[0][2])) == articles[0]
-    # tokens left out where the text gives them; kept where it does not, or where offsets are unknown
+    # sentences whose tokens the text does not give, or whose offsets are unknown, come back as they were
     odd = (replace(articles[1][0], tokens=("Rīga", "lies", "here", ".")), replace(articles[1][1], offsets=()),
-           articles[1][2])
+           articles[1][2], replace(articles[1][2], index=3, lemmas=("Ri\x1fga", "", "\ue000", ".")),
+           replace(articles[1][2], index=4, tokens=(), lemmas=(), pos=(), dbpedia_tags=(), conll_tags=(), offsets=()))
     assert tuple(unpack_sentences(pack_sentences(odd)[2])) == odd
     # an article's sentences cost a few bytes each packed: a fraction of their pickle
     long = article(5, 200)
@@ -51,7 +52,7 @@ def test_pack_takes_zstandard_for_large_values_and_zlib_for_small_ones() -> None
     for value in (None, "", ("Riga", 7), {"Q": b"\x00" * 3}, article(1, 2), text, [text, article(2, 300)]):
         assert unpack(pack(value)) == value
     assert pack(("Riga", 7))[:1] == b"z" and pack(text)[:1] == b"s"
-    # at its fastest level, Zstandard packs text-like pickles no larger than zlib does (and sooner)
+    # Zstandard packs text-like pickles no larger than zlib at its fastest level does (and sooner)
     assert len(pack(text)) <= len(b"z" + packed.zlib.compress(pickle.dumps(text, protocol=5), 1))
     edge = "x" * (packed._LARGE - 40)  # around the threshold, either way back whole
     for k in range(80):
@@ -148,22 +149,52 @@ def test_the_table_s_offsets_and_tag_integers_are_each_token_s() -> None:
     assert sentences_to_table([]).num_rows == 0
 
 
-_CELL = st.text(alphabet=st.sampled_from(list("ab_ \t\n\r.é\u0100日\U0001f600")), max_size=4)
+_CELL = st.text(alphabet=st.sampled_from(list("ab_ \t\n\r.é\u0100日\U0001f600\x1f")), max_size=4)
+_SENTENCE = st.tuples(
+    st.lists(st.lists(_CELL, max_size=6), min_size=5, max_size=5),  # its five columns, of any lengths
+    st.one_of(st.just(()), st.lists(st.tuples(st.integers(-12, 10**12), st.integers(-5, 10**6)), max_size=7)),
+)
 
 
 @settings(max_examples=1500, deadline=None)
-@given(st.lists(st.lists(_CELL, max_size=6), min_size=1, max_size=5),
-       st.one_of(st.just(()), st.lists(st.tuples(st.integers(-12, 10**12), st.integers(-5, 10**6)), max_size=7)))
-def test_the_compiled_token_lines_are_the_python_join(columns, offsets) -> None:
-    """corpus/_tsv.c writes a sentence's token lines as the Python join does: escaped and empty
-    cells, every width of character, offsets or none, columns of different lengths."""
-    from wikisilver.corpus import write
+@given(st.lists(_SENTENCE, max_size=4))
+def test_the_compiled_token_lines_are_the_python_join(sentences) -> None:
+    """corpus/_tsv.c writes sentences' token lines from their joined columns as the Python join of
+    each sentence's cells does: escaped and empty cells, every width of character, a cell holding
+    the usual separator, offsets or none, columns of different lengths."""
+    from itertools import chain
 
+    from wikisilver.corpus import write
+    from wikisilver.corpus.columns import joined
+
+    columns = tuple(joined([cells[c] for cells, _ in sentences]) for c in range(5))
+    offsets = [n for _, pairs in sentences for pair in pairs for n in pair]
+    lengths = [len(pairs) for _, pairs in sentences]
+    expected = ["\n".join(map("\t".join, zip(*[write._cells(column) for column in cells],
+                                              *([[str(a) for a, _ in pairs], [str(b) for _, b in pairs]] if pairs else []))))
+                for cells, pairs in sentences]
+    assert write._joined_lines(columns, offsets, lengths) == expected
     if write._tsv is None:
         pytest.skip("wikisilver.corpus._tsv was not built (no C compiler at install): the Python join alone")
-    expected = write._joined_lines(columns, tuple(offsets))
-    assert write._tsv.token_lines(tuple(columns), tuple(offsets)) == expected
-    assert write._tsv.token_lines(tuple(map(tuple, columns)), list(offsets)) == expected
+    assert write._tsv.token_lines(columns, tuple(c.lengths for c in columns), offsets, lengths) == expected
+    assert write._tsv.token_lines(columns, tuple(map(tuple, (c.lengths for c in columns))), tuple(offsets),
+                                  tuple(lengths)) == expected
+    assert list(chain.from_iterable(c.split() for c in columns[:1])) == [x for cells, _ in sentences for x in cells[0]]
+
+
+def test_the_compiled_token_lines_refuse_columns_their_lengths_overrun() -> None:
+    from wikisilver.corpus import write
+    from wikisilver.corpus.columns import Joined
+
+    if write._tsv is None:
+        pytest.skip("wikisilver.corpus._tsv was not built (no C compiler at install)")
+    column = Joined("a\x1fb", "\x1f", [3])
+    with pytest.raises(ValueError):
+        write._tsv.token_lines((column,), ([3],), [], [0])
+    with pytest.raises(ValueError):
+        write._tsv.token_lines((column,), ([2],), [0, 1], [1, 1])
+    with pytest.raises(TypeError):
+        write._tsv.token_lines((("a", ""),), ([1],), [], [0])
 
 
 def test_token_lines_the_c_writer_cannot_take_go_to_the_python_join() -> None:

@@ -7,10 +7,12 @@ shuffle service), and as Python objects a record of text costs several times its
 object per token, lemma, tag and class. Packed, it costs a fraction of its text, and only the
 step that reads it unpacks it, one record at a time. One way to pack, for all three.
 
-The compressor, by size: Zstandard at level 1 (Arrow's, which the Parquet parts are written with)
-for a pickle of 4 KiB or more, an article or its sentences: about three times as fast as zlib's
-fastest level both ways, and smaller (docs/performance.md); zlib below that, the packed link
-targets and requests, where a call into Arrow costs more than it saves. A first byte says which.
+The compressor, by size: Zstandard at level 3 (Arrow's, which the Parquet parts are written with)
+for a pickle of 4 KiB or more, an article or its sentences: about twice as fast as zlib's fastest
+level both ways, and a fifth smaller; level 3 rather than 1 for a tenth smaller still at a tenth
+more time, since the one-worker build's peak memory is its packed sentences, held for the part
+writers (docs/performance.md). zlib below that, the packed link targets and requests, where a call
+into Arrow costs more than it saves. A first byte says which.
 """
 
 from __future__ import annotations
@@ -18,16 +20,15 @@ from __future__ import annotations
 import pickle
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import fields
 from typing import Any
 
 import pyarrow as pa
 
-from wikisilver.corpus.write import Sentences
+from wikisilver.corpus.columns import Sentences, columns_of, records_of
 from wikisilver.records import Article, LabelledSentence, Link
 
 
-_ZSTD = pa.Codec("zstd", compression_level=1)
+_ZSTD = pa.Codec("zstd", compression_level=3)
 _LARGE = 4096  # bytes of pickle from which Zstandard packs
 _ZLIB, _ZSTD_MARK = b"z", b"s"  # the first byte: zlib's stream follows, or the size and Zstandard's
 
@@ -64,44 +65,28 @@ def unpack_article(packed: bytes) -> Article:
 
 PackedArticle = tuple[int, int, bytes]  # (page id, index of its first sentence, its sentences packed)
 
-# The fields of a sentence that differ within an article, in record order after page id and title.
-_COLUMNS = tuple(f.name for f in fields(LabelledSentence))[2:]
-_TOKENS, _TEXT, _OFFSETS = (_COLUMNS.index(name) for name in ("tokens", "text", "offsets"))
-
 
 def pack_sentences(sentences: Sequence[LabelledSentence]) -> PackedArticle:
     """The kept sentences of one article (in order, at least one), packed and keyed for sorting.
 
-    Packed field by field, not sentence by sentence: an article's tags, lemmas and offsets side by
-    side compress better. A token is left out where its offsets give it (``text[start:end]``, as
-    the labeller cuts it): the same sentences come back, in a quarter fewer bytes, and the part
-    writer holds its whole part's articles so."""
+    Packed column by column (:class:`~wikisilver.corpus.columns.Sentences`), not sentence by
+    sentence: the cells of a column a token has as one joined string, the offsets as one array,
+    which pickle as a few objects, not one a cell, and compress better side by side."""
     first = sentences[0]
-    columns = [tuple(getattr(sentence, name) for sentence in sentences) for name in _COLUMNS]
-    columns[_TOKENS] = tuple(None if _cut_from_text(s) else s.tokens for s in sentences)
-    return first.page_id, first.index, pack((first.page_id, first.title, tuple(columns)))
-
-
-def _cut_from_text(sentence: LabelledSentence) -> bool:
-    text = sentence.text
-    return len(sentence.offsets) == len(sentence.tokens) and all(
-        token == text[start:end] for token, (start, end) in zip(sentence.tokens, sentence.offsets))
+    s = columns_of(sentences)
+    return first.page_id, first.index, pack((first.page_id, first.title, *s[2:]))
 
 
 def unpack_columns(packed: bytes) -> Sentences:
     """The sentences :func:`pack_sentences` packed, column by column (the part writer's input)."""
-    page_id, title, columns = unpack(packed)
-    columns = list(columns)
-    columns[_TOKENS] = [tokens if tokens is not None else tuple([text[start:end] for start, end in offsets])
-                        for tokens, text, offsets in zip(columns[_TOKENS], columns[_TEXT], columns[_OFFSETS])]
-    n = len(columns[0])
-    return Sentences([page_id] * n, [title] * n, *map(list, columns))
+    page_id, title, index, *rest = unpack(packed)
+    n = len(index)
+    return Sentences([page_id] * n, [title] * n, index, *rest)
 
 
 def unpack_sentences(packed: bytes) -> Iterator[LabelledSentence]:
     """The sentences :func:`pack_sentences` packed, in order, as records."""
-    for values in zip(*unpack_columns(packed)):
-        yield LabelledSentence(*values)
+    return records_of(unpack_columns(packed))
 
 
 def articles_in_order(articles: Iterable[PackedArticle]) -> Iterator[Sentences]:

@@ -13,19 +13,21 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain
 from pathlib import Path
-from typing import NamedTuple, TextIO
+from typing import TextIO
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from wikisilver import outputs, paths
+from wikisilver.corpus.columns import (
+    SPAN_FIELDS, Joined, Sentences, columns_of, concatenated, joined, offset_lists, string_lists,
+)
 from wikisilver.corpus.schema import (
     LINKS, NER_LABELS, SENTENCE_SCHEMA, SOURCE_SCHEMA, TEXT_COMMENT, escape_title,
 )
 from wikisilver.corpus.tags import TaggedSentence
 from wikisilver.errors import OutputError
-from wikisilver.records import EntitySpan, LabelledSentence
+from wikisilver.records import LabelledSentence
 
 try:
     from wikisilver.corpus import _tsv  # compiled at install where a C compiler is found
@@ -42,6 +44,11 @@ def tsv_comment(
     (``doc=…`` for a document id that is not a page id; `` source=…`` after it for a sentence the
     second pass kept, none for the rules' own; a title that would read back otherwise escaped:
     :func:`~wikisilver.corpus.schema.escape_title`)."""
+    return _comment(_comment_head(page_id, title), index, low_quality, source)
+
+
+def _comment_head(page_id: str | None, title: str | None) -> list[str]:
+    """The fields of the comment line that an article's sentences share."""
     fields = []
     if page_id is not None and page_id.isdigit():
         fields.append(f"page_id={page_id}")
@@ -49,6 +56,11 @@ def tsv_comment(
         fields.append("doc=" + re.sub(r"\s", "_", page_id))
     if title:
         fields.append(f"title={escape_title(title)}")
+    return fields
+
+
+def _comment(head: list[str], index: int | None, low_quality: bool, source: str) -> str:
+    fields = list(head)
     if index is not None:
         fields.append(f"sentence={index}")
     fields.append(f"low_quality={int(low_quality)}")
@@ -59,8 +71,8 @@ def tsv_comment(
 
 def _cells(column: Sequence[str]) -> Sequence[str]:
     """One column's cells as TSV cells: tabs and line breaks as spaces, an empty cell as "_"."""
-    joined = "".join(column)
-    if "\t" in joined or "\n" in joined or "\r" in joined or "" in column:
+    text = "".join(column)
+    if "\t" in text or "\n" in text or "\r" in text or "" in column:
         return tuple(cell.translate(_ESCAPES) or "_" for cell in column)
     return column
 
@@ -71,70 +83,56 @@ def tsv_block(
 ) -> str:
     """One sentence of our TSV: the comment line, ``# text = …`` when the text is known, the token
     lines (with ``start``/``end`` when the offsets are known) and the blank line after it."""
+    pairs = list(offsets or ())
+    body = token_lines(tuple(joined([column]) for column in columns),
+                       list(chain.from_iterable(pairs)), [len(pairs)])[0]
+    return _block(comment, text, body)
+
+
+def _block(comment: str, text: str | None, body: str) -> str:
     lines = [comment]
     if text is not None:
         lines.append(TEXT_COMMENT + _escaped(text))
-    body = _token_lines(columns, offsets)
     if body:
         lines.append(body)
     return "\n".join(lines) + "\n\n"
 
 
-def _token_lines(columns: Sequence[Sequence[str]], offsets: Sequence[tuple[int, int]] | None) -> str:
-    """A line a token, joined: its cells (:func:`_cells`), then its ``start`` and ``end`` where
-    known. Speed, in one place: written in C where ``corpus/_tsv.c`` was built, else (and for
-    offsets it does not take: pairs not tuples, integers past 64 bits) by :func:`_joined_lines`;
-    ``tests/test_write_parts.py`` holds the two equal."""
+def token_lines(columns: Sequence[Joined], offsets: Sequence[int], offset_lengths: Sequence[int]) -> list[str]:
+    """Each sentence's token lines, joined: a line a token, its cells (:func:`_cells`), then its
+    ``start`` and ``end`` where known (``offsets``: flat, ``offset_lengths`` pairs a sentence).
+    Speed, in one place: written in C where ``corpus/_tsv.c`` was built, else (and for offsets
+    past 64 bits) by :func:`_joined_lines`; ``tests/test_write_parts.py`` holds the two equal."""
     if _tsv is not None:
         try:
-            return _tsv.token_lines(tuple(columns), offsets or ())
-        except (TypeError, OverflowError):
+            return _tsv.token_lines(tuple(columns), tuple(column.lengths for column in columns), offsets,
+                                    offset_lengths)
+        except OverflowError:
             pass
-    return _joined_lines(columns, offsets)
+    return _joined_lines(columns, offsets, offset_lengths)
 
 
-def _joined_lines(columns: Sequence[Sequence[str]], offsets: Sequence[tuple[int, int]] | None) -> str:
-    cells = [_cells(column) for column in columns]
-    if offsets:  # two more columns, so that each line is one join
-        cells += ([str(start) for start, _ in offsets], [str(end) for _, end in offsets])
-    return "\n".join(map("\t".join, zip(*cells)))
+def _joined_lines(columns: Sequence[Joined], offsets: Sequence[int], offset_lengths: Sequence[int]) -> list[str]:
+    values = [column.split() for column in columns]
+    at = [0] * len(columns)
+    pair_at = 0
+    out = []
+    for k, pairs in enumerate(offset_lengths):
+        cells = []
+        for c, column in enumerate(columns):
+            cells.append(_cells(values[c][at[c]:at[c] + column.lengths[k]]))
+            at[c] += column.lengths[k]
+        flat = offsets[pair_at:pair_at + 2 * pairs]
+        pair_at += 2 * pairs
+        if pairs:  # two more columns, so that each line is one join
+            cells += ([str(start) for start in flat[0::2]], [str(end) for end in flat[1::2]])
+        out.append("\n".join(map("\t".join, zip(*cells))))
+    return out
 
 
 def _escaped(text: str) -> str:
     """Tabs and line breaks as spaces (looked for first: a sentence seldom holds one)."""
     return text.translate(_ESCAPES) if "\t" in text or "\n" in text or "\r" in text else text
-
-
-class Sentences(NamedTuple):
-    """Sentences column by column: each field of :class:`LabelledSentence`, in its order, as a list
-    (the writers' input: the build's sentences come unpacked an article at a time,
-    :func:`wikisilver.packed.unpack_columns`, never one record each)."""
-
-    page_id: list[int]
-    title: list[str]
-    index: list[int]
-    tokens: list[tuple[str, ...]]
-    lemmas: list[tuple[str, ...]]
-    pos: list[tuple[str, ...]]
-    dbpedia_tags: list[tuple[str, ...]]
-    conll_tags: list[tuple[str, ...]]
-    spans: list[tuple[EntitySpan, ...]]
-    low_quality: list[bool]
-    quality_reasons: list[tuple[str, ...]]
-    text: list[str]
-    offsets: list[tuple[tuple[int, int], ...]]
-    source: list[str]
-
-
-def columns_of(sentences: Iterable[LabelledSentence]) -> Sentences:
-    """Records as :class:`Sentences`."""
-    rows = list(sentences)
-    return Sentences(*([getattr(s, name) for s in rows] for name in Sentences._fields))
-
-
-def joined(blocks: Sequence[Sentences]) -> Sentences:
-    """Several :class:`Sentences` one after the other, as one."""
-    return blocks[0] if len(blocks) == 1 else Sentences(*(list(chain.from_iterable(column)) for column in zip(*blocks)))
 
 
 def write_tsv_sentence(handle: TextIO, sentence: LabelledSentence) -> None:
@@ -144,63 +142,46 @@ def write_tsv_sentence(handle: TextIO, sentence: LabelledSentence) -> None:
 
 def write_tsv(handle: TextIO, s: Sentences) -> None:
     """Append sentences in the multitag TSV format, each after its comment line."""
-    for page_id, title, index, tokens, lemmas, pos, dbpedia, conll, low_quality, text, offsets, source in zip(
-            s.page_id, s.title, s.index, s.tokens, s.lemmas, s.pos, s.dbpedia_tags, s.conll_tags, s.low_quality,
-            s.text, s.offsets, s.source):
-        handle.write(tsv_block(tsv_comment(str(page_id), title, index, low_quality, source),
-                               text if offsets else None, (tokens, lemmas, pos, dbpedia, conll), offsets))
-
-
-def _span_dict(span: EntitySpan) -> dict:
-    return {
-        "start": span.start,
-        "end": span.end,
-        "conll": span.conll,
-        "dbpedia_class": span.dbpedia_class,
-        "target": span.target,
-        "rule": span.rule,
-    }
+    bodies = token_lines(s.columns, s.offsets, s.offset_lengths)
+    heads: dict[tuple[int, str], list[str]] = {}  # an article's sentences share the start of their comments
+    out = []
+    for page_id, title, index, low_quality, text, pairs, source, body in zip(
+            s.page_id, s.title, s.index, s.low_quality, s.text, s.offset_lengths, s.source, bodies):
+        head = heads.get((page_id, title))
+        if head is None:
+            head = heads[(page_id, title)] = _comment_head(str(page_id), title)
+        out.append(_block(_comment(head, index, low_quality, source), text if pairs else None, body))
+    handle.write("".join(out))
 
 
 def sentences_to_table(sentences: Iterable[LabelledSentence] | Sentences, with_source: bool = False) -> pa.Table:
     """A Parquet-ready table of sentences with :data:`SENTENCE_SCHEMA` (:data:`SOURCE_SCHEMA`
-    ``with_source``: a build with a second pass), one column at a time; the offsets and the tags'
-    integers as arrays, not a Python list a token."""
+    ``with_source``: a build with a second pass), one column at a time: the columns a token has
+    split by Arrow from their joined cells, the offsets as arrays, not a Python object a token."""
     s = sentences if isinstance(sentences, Sentences) else columns_of(sentences)
-    conll = pa.array(s.conll_tags, type=pa.list_(pa.string()))
-    starts, ends = _offset_columns(s.offsets)
+    tokens, lemmas, pos, dbpedia, conll = (string_lists(column) for column in s.columns)
+    starts, ends = offset_lists(s)
     columns = {
         "id": [f"{page_id}-{index}" for page_id, index in zip(s.page_id, s.index)],  # LabelledSentence.sentence_id
         "title": s.title,
         "page_id": s.page_id,
         "sentence_index": s.index,
         "text": s.text,
-        "tokens": s.tokens,
+        "tokens": tokens,
         "token_starts": starts,
         "token_ends": ends,
-        "lemmas": s.lemmas,
-        "pos": s.pos,
-        "dbpedia_tags": s.dbpedia_tags,
+        "lemmas": lemmas,
+        "pos": pos,
+        "dbpedia_tags": dbpedia,
         "conll_tags": conll,
         "ner_tags": _ner_ids(conll),
-        "spans": [[_span_dict(span) for span in spans] for spans in s.spans],
+        "spans": [[dict(zip(SPAN_FIELDS, span)) for span in spans] for spans in s.spans],
         "low_quality": s.low_quality,
         "quality_reasons": s.quality_reasons,
     }
     if with_source:
         columns["source"] = s.source
     return pa.table(columns, schema=SOURCE_SCHEMA if with_source else SENTENCE_SCHEMA)
-
-
-def _offset_columns(offsets: Sequence[tuple[tuple[int, int], ...]]) -> tuple[pa.ListArray, pa.ListArray]:
-    """``token_starts`` and ``token_ends``: every offset pair read once into one array."""
-    counts = [len(pairs) for pairs in offsets]
-    flat = np.fromiter(chain.from_iterable(chain.from_iterable(offsets)), dtype=np.int32, count=2 * sum(counts))
-    bounds = np.zeros(len(offsets) + 1, dtype=np.int32)
-    np.cumsum(counts, out=bounds[1:])
-    bounds = pa.array(bounds)
-    starts, ends = pa.array(flat[0::2]), pa.array(flat[1::2])
-    return pa.ListArray.from_arrays(bounds, starts), pa.ListArray.from_arrays(bounds, ends)
 
 
 _NER_LABELS = pa.array(NER_LABELS)  # a tag's position is its ``ner_tags`` integer
@@ -267,24 +248,39 @@ def _blocks(sentences: Iterable[LabelledSentence] | Iterable[Sentences], size: i
 
 def _write_groups(blocks: Iterable[Sentences], path: str | Path, row_group_size: int, with_source: bool) -> int:
     """Blocks of sentences as one Parquet file of our schema, in row groups of ``row_group_size``
-    sentences whatever the blocks' sizes; returns sentences written."""
+    sentences whatever the blocks' sizes; returns sentences written. The blocks of a group become
+    one table, cut where the groups end; what is left begins the next group."""
     count = 0
     held: list[Sentences] = []
     size = 0
+    left: pa.Table | None = None
     schema = SOURCE_SCHEMA if with_source else SENTENCE_SCHEMA
     with paths.parquet_writer(path, schema, compression="zstd") as writer:
         for block in blocks:
             held.append(block)
             size += len(block.index)
             count += len(block.index)
-            while size >= row_group_size:
-                rows = joined(held)
-                writer.write_table(sentences_to_table(Sentences(*(c[:row_group_size] for c in rows)), with_source))
-                held = [Sentences(*(c[row_group_size:] for c in rows))]
-                size = len(held[0].index)
-        if size or count == 0:
-            writer.write_table(sentences_to_table(joined(held) if held else columns_of([]), with_source))
+            if size >= row_group_size:
+                left = _write_full_groups(writer, left, sentences_to_table(concatenated(held), with_source),
+                                          row_group_size)
+                held, size = [], left.num_rows
+        if held:
+            left = _write_full_groups(writer, left, sentences_to_table(concatenated(held), with_source),
+                                      row_group_size)
+        if (left is not None and left.num_rows) or count == 0:
+            writer.write_table(left if left is not None else sentences_to_table(columns_of([]), with_source))
     return count
+
+
+def _write_full_groups(writer, left: pa.Table | None, table: pa.Table, size: int) -> pa.Table:
+    """Write the full row groups of ``left`` then ``table``; what is left over."""
+    if left is not None and left.num_rows:
+        table = pa.concat_tables([left, table])
+    start = 0
+    while table.num_rows - start >= size:
+        writer.write_table(table.slice(start, size))
+        start += size
+    return table.slice(start)
 
 
 def write_tagged_tsv(handle: TextIO, sentences: Iterable[TaggedSentence]) -> int:

@@ -119,8 +119,10 @@ class _Splitter(PunktSentenceTokenizer):
         for match in self._lang_vars.period_context_re().finditer(text):
             start = match.start()
             before = text[word_end:start]
-            space = max(map(before.rfind, _WHITESPACE))  # 0 counts as none, as in NLTK
-            next_start = space + word_end + 1 if space > 0 else word_start
+            space = before.rfind(" ")  # the last white space: a blank, unless another follows it
+            if not before[space + 1:].isprintable():  # (the others are not printable)
+                space = max(map(before.rfind, _WHITESPACE))
+            next_start = space + word_end + 1 if space > 0 else word_start  # 0 counts as none, as in NLTK
             if previous is not None and word_end <= next_start:
                 last_break = self._tested(text, previous, word_start, word_end, last_break, spans)
             previous, word_start, word_end = match, next_start, start
