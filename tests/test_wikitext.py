@@ -359,6 +359,12 @@ def test_redirect_target(wikitext: str, lang: str, expected: str | None) -> None
         ("x [[Kategória:Egyértelműsítő lapok]]", "hu", True),
         ("{{egyért}}", "en", False),
         ("{{Begriffsklärung}}", "de", True),
+        # a category as a page may write it: any case, "_" or several blanks for a space, a sort key
+        ("x [[category :  disambiguation_PAGES|Mercury]]", "en", True),
+        ("x [[Category:All  article\tdisambiguation pages]]", "en", True),
+        ("x [[Κατηγορία:ΑΠΟΣΑΦΉΝΙΣΗ]]", "el", True),
+        ("x [[Category:Disambiguation]] pages", "en", False),
+        ("Disambiguation pages [[Category:Planets]]", "en", False),
     ],
 )
 def test_is_disambiguation(wikitext: str, lang: str, expected: bool) -> None:
