@@ -35,6 +35,7 @@ sentence by sentence, with the same integers; without it, the numpy twins here d
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import chain
 from typing import NamedTuple
 
 import numpy as np
@@ -203,14 +204,12 @@ class DenseScorer:
         self.templates = templates
         column = {tag: k for k, tag in enumerate(self.classes)}  # a tag outside: KeyError
         self.row_of = {feature: n for n, feature in enumerate(weights, 1)}  # row 0: no weights
-        rows: list[int] = []
-        columns: list[int] = []
-        values: list[float] = []
-        for n, row in enumerate(weights.values(), 1):
-            rows += [n] * len(row)
-            columns += map(column.__getitem__, row)
-            values += row.values()
-        scaled = np.array(values, dtype=float) * _SCALE
+        by_feature = list(weights.values())
+        lengths = np.fromiter(map(len, by_feature), dtype=np.intp, count=len(by_feature))
+        cells = int(lengths.sum())
+        rows = np.repeat(np.arange(1, len(by_feature) + 1), lengths)  # each weight's row, column and value
+        columns = np.fromiter(map(column.__getitem__, chain.from_iterable(by_feature)), dtype=np.intp, count=cells)
+        scaled = np.fromiter(chain.from_iterable(map(dict.values, by_feature)), dtype=float, count=cells) * _SCALE
         thousandths = np.rint(scaled)
         self.exact = bool(np.all(np.abs(scaled - thousandths) < 1e-6) and np.all(np.abs(thousandths) < 2**31))
         self.table = np.zeros((len(weights) + 1, len(self.classes)), dtype=np.int32)  # summed as int64

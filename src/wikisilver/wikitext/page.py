@@ -86,7 +86,7 @@ def is_disambiguation(wikitext: str, lang: str = "en", deadline: float | None = 
     for name in template_names(wikitext, deadline):
         if name_key(name) in data.disambiguation_templates:
             return True
-    if data.disambiguation_categories and _may_name(wikitext, data.disambiguation_categories):
+    if data.disambiguation_categories:
         for number, match in enumerate(_CATEGORY_LINK.finditer(wikitext)):
             if number % _CHECK_EVERY == 0:
                 check_time(deadline)
@@ -95,20 +95,6 @@ def is_disambiguation(wikitext: str, lang: str = "en", deadline: float | None = 
             ):
                 return True
     return False
-
-
-def _may_name(wikitext: str, names: frozenset[str]) -> bool:
-    """Whether each word of one of ``names`` (:func:`name_key`s) stands somewhere in the page, case
-    folded: what a link naming it needs, looked for with a scan a word instead of the category
-    pattern tried at every link of the page (most pages name none). Case folding, unlike lower
-    case, reads a letter alike in any context (a final sigma), so no link is missed."""
-    folded = wikitext.casefold()
-    return any(all(word in folded for word in words) for words in _folded_words(names))
-
-
-@functools.lru_cache(maxsize=64)
-def _folded_words(names: frozenset[str]) -> tuple[tuple[str, ...], ...]:
-    return tuple(tuple(name.casefold().split()) for name in names)
 
 
 def page_kind(
