@@ -148,7 +148,7 @@ def resource_title(iri: str) -> tuple[str, str] | None:
         lang, local = m.group(1) or "en", m.group(2)
     if lang in _NOT_LANGUAGES:
         return None
-    title = normalize_title(unquote(local))
+    title = normalize_title(unquote(local) if "%" in local else local)  # (unquote's own test, without its call)
     return (lang, title) if title else None
 
 
