@@ -918,16 +918,23 @@ _WORDY = st.lists(st.sampled_from(list(" \t\n.,;:()\"'’-_‐") + list("aZé1٣
 
 @pytest.mark.parametrize("counts, expression", [("word_counts", "_WORD"), ("after_word_counts", "_AFTER_WORD")])
 @settings(max_examples=1000, deadline=None)
-@given(text=_WORDY)
-def test_word_counts_are_the_expressions(counts: str, expression: str, text: str) -> None:
-    # text_evidence.word_counts and after_word_counts by the C scan: the expression's counts
+@given(text=_WORDY, wanted=st.one_of(st.none(), st.frozensets(st.sampled_from(
+    ["Agribusiness", "agribusiness", "aZé", "don't", "x-y", "ß", "Zé", "a", "é\u0301", "日ß", "s", "word", "a" * 600]))))
+def test_word_counts_are_the_expressions(counts: str, expression: str, text: str, wanted) -> None:
+    # text_evidence.word_counts and after_word_counts by the C scan: the expression's counts (of
+    # the wanted words alone, where some are)
     from collections import Counter
 
     from wikisilver.labels import text_evidence
 
+    found = Counter(getattr(text_evidence, expression).findall(text))
+    expected = found if wanted is None else Counter({word: n for word, n in found.items() if word in wanted})
+    assert text_evidence._counted(getattr(text_evidence, expression).findall(text), wanted) == expected
     if text_evidence._scan is None:
         pytest.skip("wikisilver.text._scan was not built (no C compiler at install): the expression alone")
-    assert getattr(text_evidence, counts)(text) == Counter(getattr(text_evidence, expression).findall(text))
+    assert getattr(text_evidence, counts)(text, wanted) == expected
+    if wanted is not None:
+        assert getattr(text_evidence, counts)(text, list(wanted)) == expected  # any collection of words
 
 
 def test_word_counts_of_real_articles_are_the_expressions() -> None:
@@ -944,8 +951,11 @@ def test_word_counts_of_real_articles_are_the_expressions() -> None:
              for page in iter_pages(str(shared_file(relative)), limit=20)]
     assert sum(map(len, texts)) > 200_000
     for text in texts:
-        assert text_evidence.word_counts(text) == Counter(text_evidence._WORD.findall(text))
+        words = Counter(text_evidence._WORD.findall(text))
+        assert text_evidence.word_counts(text) == words
         assert text_evidence.after_word_counts(text) == Counter(text_evidence._AFTER_WORD.findall(text))
+        wanted = set(list(words)[::7]) | {word.lower() for word in list(words)[::5]}
+        assert text_evidence.word_counts(text, wanted) == {word: n for word, n in words.items() if word in wanted}
 
 
 _RANKS = frozenset({"order", "suborder", "class", "subclass", "family", "genus", "sub"})

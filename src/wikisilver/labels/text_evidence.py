@@ -103,27 +103,37 @@ def taxon_o(text: str, pack: LanguagePack, asked: Set[str]) -> dict[str, str]:
 _WORD = re.compile(r"(?<![\w'’-])([^\W\d_][\w'’-]*)")
 
 
-def word_counts(text: str) -> Mapping[str, int]:
-    """How often each word (:data:`_WORD`) stands in ``text``. Speed, in one place: counted by the
-    C scan ``wikisilver.text._scan.word_counts`` where it was built (in half the time), else by
-    the expression; ``tests/test_labels.py`` holds the two equal."""
+def word_counts(text: str, wanted: Set[str] | None = None) -> Mapping[str, int]:
+    """How often each word (:data:`_WORD`) stands in ``text``; with ``wanted``, each of those
+    words alone. Speed, in one place: counted by the C scan ``wikisilver.text._scan.word_counts``
+    where it was built (in half the time; with ``wanted``, making no string of a word whose length
+    and first letter no wanted word has), else by the expression; ``tests/test_labels.py`` holds
+    the two equal."""
     if _scan is not None:
-        return _scan.word_counts(text)
-    return Counter(_WORD.findall(text))
+        return _scan.word_counts(text, _as_set(wanted))
+    return _counted(_WORD.findall(text), wanted)
+
+
+def _as_set(wanted: Set[str] | None) -> set[str] | frozenset[str] | None:
+    return wanted if wanted is None or isinstance(wanted, (set, frozenset)) else set(wanted)
+
+
+def _counted(words: list[str], wanted: Set[str] | None) -> Mapping[str, int]:
+    return Counter(words if wanted is None else (word for word in words if word in wanted))
 # a word right after another word (and a comma): the lookahead leaves it to be the next match's first.
 # Tried only where a run of word characters starts (from its first letter on): tried at every letter,
 # a run of a million letters with no space after it was rescanned a million times.
 _AFTER_WORD = re.compile(r"(?<![\w'’-])[\d_'’-]*+[^\W\d_][\w'’-]*+,? (?=([^\W\d_][\w'’-]*))")
 
 
-def after_word_counts(text: str) -> Mapping[str, int]:
+def after_word_counts(text: str, wanted: Set[str] | None = None) -> Mapping[str, int]:
     """How often each word stands right after another word (:data:`_AFTER_WORD`): inside a
-    sentence. Speed, in one place: the C scan ``_scan.after_word_counts`` where it was built (a
-    third of the expression's time), else the expression; ``tests/test_labels.py`` holds the two
-    equal."""
+    sentence (``wanted``: as for :func:`word_counts`). Speed, in one place: the C scan
+    ``_scan.after_word_counts`` where it was built (a third of the expression's time), else the
+    expression; ``tests/test_labels.py`` holds the two equal."""
     if _scan is not None:
-        return _scan.after_word_counts(text)
-    return Counter(_AFTER_WORD.findall(text))
+        return _scan.after_word_counts(text, _as_set(wanted))
+    return _counted(_AFTER_WORD.findall(text), wanted)
 
 
 @functools.cache
@@ -149,16 +159,17 @@ def common_noun_unk(text: str, pack: LanguagePack, asked: Set[str]) -> dict[str,
     up no other)."""
     if pack.capitalization_is_proper_noun or not asked:
         return {}
-    # Counted by distinct word (word_counts), not word by word: an article
-    # repeats its words, and this runs over every article's whole text.
-    words = word_counts(text)
+    # Counted by distinct word (word_counts), not word by word, and only the spellings the names
+    # asked may take: an article repeats its words, and this runs over every article's whole text.
     lower_case = _lower_case_letters()
+    spellings = {name: [letter + name[size:] for size in (1, 2, 3) if size <= len(name)
+                        for letter in lower_case.get(name[:size], ())] for name in asked}
+    words = word_counts(text, {word for name, lower in spellings.items() for word in (name, name.lower(), *lower)})
     inside: Mapping[str, int] | None = None  # the capitalized words inside a sentence, counted where needed
     names = {}
     for name in asked:
         # the most frequent of the name's spellings with a lower-case first letter ("agribusiness")
-        lower = max((words.get(letter + name[size:], 0) for size in (1, 2, 3) if size <= len(name)
-                     for letter in lower_case.get(name[:size], ())), default=0)
+        lower = max((words.get(spelling, 0) for spelling in spellings[name]), default=0)
         if not lower:
             continue
         all_lower = name.lower()
@@ -168,7 +179,7 @@ def common_noun_unk(text: str, pack: LanguagePack, asked: Set[str]) -> dict[str,
             names[name] = UNK
         else:
             if inside is None:
-                inside = after_word_counts(text)
+                inside = after_word_counts(text, set(asked))
             if lower > inside.get(name, 0):
                 names[name] = UNK
     return names

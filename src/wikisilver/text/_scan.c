@@ -25,8 +25,9 @@
  *   for str patterns (Py_UNICODE_ISALNUM or "_", Py_UNICODE_ISSPACE, Py_UNICODE_ISDECIMAL), so the
  *   tokens are the expression's; tests/test_text.py holds the two equal on real and random text.
  *
- * word_counts(text) -> dict of word -> count
- *   Counter(_WORD.findall(text)) of wikisilver.labels.text_evidence (_WORD: a run of word
+ * word_counts(text, wanted=None) -> dict of word -> count
+ *   Counter(_WORD.findall(text)) of wikisilver.labels.text_evidence (with ``wanted``, a set: of
+ *   the words in it alone, the others never made strings) (_WORD: a run of word
  *   characters, apostrophes and hyphens that starts with a letter, [^\W\d_], after none of them),
  *   as a dict: each maximal run of [\w'’-] whose first character is a word character but not a
  *   decimal digit or "_" (a run that starts otherwise holds no match at all: every later position
@@ -47,8 +48,9 @@
  *   where nothing is open, then the elements never closed (their braces); tests/test_wikitext.py
  *   holds the two equal.
  *
- * after_word_counts(text) -> dict of word -> count
- *   Counter(_AFTER_WORD.findall(text)) of wikisilver.labels.text_evidence, as a dict: the word after
+ * after_word_counts(text, wanted=None) -> dict of word -> count
+ *   Counter(_AFTER_WORD.findall(text)) of wikisilver.labels.text_evidence (``wanted``: as for
+ *   word_counts), as a dict: the word after
  *   each word and a space (a comma between them allowed), where the word before is a maximal run of
  *   [\w'’-] that holds a letter ([^\W\d_]: the possessive [\d_'’-]*+ before it gives nothing back)
  *   and the word after starts with a letter (its maximal run); tests/test_labels.py holds the two
@@ -228,10 +230,57 @@ static int in_word(Py_UCS4 c) { return is_word(c) || c == '\'' || c == 0x2019 ||
 /* [^\W\d_]: a word character but not a decimal digit or "_" */
 static int is_letter(Py_UCS4 c) { return is_word(c) && c != '_' && !Py_UNICODE_ISDECIMAL(c); }
 
-/* counts[text[i:j]] += 1; -1 on an error */
-static int count_word(PyObject *counts, PyObject *text, Py_ssize_t i, Py_ssize_t j) {
+/* Which words a count keeps: all (wanted NULL), or those of a set, looked up only where the word's
+ * length and first character are those of a word in it (most words are not; a lookup makes a
+ * string of the word first). */
+typedef struct {
+    PyObject *wanted;
+    unsigned char lengths[64];  /* bit k of lengths[k >> 3]: a wanted word of k characters (k < 512) */
+    unsigned char firsts[128];  /* bit c % 1024: a wanted word starts with c */
+    int long_words;             /* a wanted word of 512 characters or more */
+} Wanted;
+
+static int wanted_init(Wanted *w, PyObject *wanted) {
+    memset(w, 0, sizeof(*w));
+    if (wanted == NULL || wanted == Py_None) return 0;
+    if (!PyAnySet_Check(wanted)) {
+        PyErr_SetString(PyExc_TypeError, "wanted must be a set or frozenset of str, or None");
+        return -1;
+    }
+    w->wanted = wanted;
+    PyObject *iterator = PyObject_GetIter(wanted), *item;
+    if (iterator == NULL) return -1;
+    while ((item = PyIter_Next(iterator)) != NULL) {
+        if (PyUnicode_Check(item) && PyUnicode_GET_LENGTH(item) > 0) {
+            Py_ssize_t n = PyUnicode_GET_LENGTH(item);
+            if (n < 512) w->lengths[n >> 3] |= (unsigned char)(1 << (n & 7));
+            else w->long_words = 1;
+            Py_UCS4 c = PyUnicode_READ_CHAR(item, 0) % 1024;
+            w->firsts[c >> 3] |= (unsigned char)(1 << (c & 7));
+        }
+        Py_DECREF(item);
+    }
+    Py_DECREF(iterator);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+/* counts[text[i:j]] += 1 where the word is wanted; -1 on an error */
+static int count_word(PyObject *counts, PyObject *text, Py_ssize_t i, Py_ssize_t j, const Wanted *w) {
+    if (w->wanted != NULL) {
+        Py_ssize_t n = j - i;
+        Py_UCS4 c = PyUnicode_READ_CHAR(text, i) % 1024;
+        if (!(n < 512 ? w->lengths[n >> 3] & (1 << (n & 7)) : w->long_words) || !(w->firsts[c >> 3] & (1 << (c & 7))))
+            return 0;
+    }
     PyObject *word = PyUnicode_Substring(text, i, j);
     if (word == NULL) return -1;
+    if (w->wanted != NULL) {
+        int found = PySet_Contains(w->wanted, word);
+        if (found <= 0) {
+            Py_DECREF(word);
+            return found;
+        }
+    }
     PyObject *seen = PyDict_GetItemWithError(counts, word); /* borrowed */
     PyObject *count = NULL;
     if (seen != NULL) {
@@ -247,10 +296,12 @@ static int count_word(PyObject *counts, PyObject *text, Py_ssize_t i, Py_ssize_t
 }
 
 /* The counts of word_counts (after == 0) and after_word_counts (after == 1), one scan of the runs
- * of [\w'’-]. */
+ * of [\w'’-]; with ``wanted`` (a set), of its words alone. */
 static PyObject *counted_runs(PyObject *args, int after) {
-    PyObject *text;
-    if (!PyArg_ParseTuple(args, "U", &text)) return NULL;
+    PyObject *text, *wanted_in = NULL;
+    if (!PyArg_ParseTuple(args, "U|O", &text, &wanted_in)) return NULL;
+    Wanted wanted;
+    if (wanted_init(&wanted, wanted_in) < 0) return NULL;
     Py_ssize_t length = PyUnicode_GET_LENGTH(text);
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
@@ -272,13 +323,13 @@ static PyObject *counted_runs(PyObject *args, int after) {
             if (letter < 0 && is_letter(d)) letter = j;
         }
         if (!after) {
-            if (is_letter(c) && count_word(counts, text, i, j) < 0) goto error;
+            if (is_letter(c) && count_word(counts, text, i, j, &wanted) < 0) goto error;
         } else if (letter >= 0) {
             Py_ssize_t p = j < length && PyUnicode_READ(kind, data, j) == ',' ? j + 1 : j;
             if (p + 1 < length && PyUnicode_READ(kind, data, p) == ' ' && is_letter(PyUnicode_READ(kind, data, p + 1))) {
                 Py_ssize_t e = p + 2;
                 while (e < length && in_word(PyUnicode_READ(kind, data, e))) e++;
-                if (count_word(counts, text, p + 1, e) < 0) goto error;
+                if (count_word(counts, text, p + 1, e, &wanted) < 0) goto error;
             }
         }
         i = j;
