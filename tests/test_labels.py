@@ -919,7 +919,8 @@ _WORDY = st.lists(st.sampled_from(list(" \t\n.,;:()\"'’-_‐") + list("aZé1٣
 @pytest.mark.parametrize("counts, expression", [("word_counts", "_WORD"), ("after_word_counts", "_AFTER_WORD")])
 @settings(max_examples=1000, deadline=None)
 @given(text=_WORDY, wanted=st.one_of(st.none(), st.frozensets(st.sampled_from(
-    ["Agribusiness", "agribusiness", "aZé", "don't", "x-y", "ß", "Zé", "a", "é\u0301", "日ß", "s", "word", "a" * 600]))))
+    ["Agribusiness", "agribusiness", "aZé", "don't", "x-y", "ß", "Zé", "a", "é\u0301", "日ß", "s", "word",
+     "a" * 600]))))
 def test_word_counts_are_the_expressions(counts: str, expression: str, text: str, wanted) -> None:
     # text_evidence.word_counts and after_word_counts by the C scan: the expression's counts (of
     # the wanted words alone, where some are)

@@ -170,9 +170,11 @@ def test_the_compiled_token_lines_are_the_python_join(sentences) -> None:
     columns = tuple(joined([cells[c] for cells, _ in sentences]) for c in range(5))
     offsets = [n for _, pairs in sentences for pair in pairs for n in pair]
     lengths = [len(pairs) for _, pairs in sentences]
-    expected = ["\n".join(map("\t".join, zip(*[write._cells(column) for column in cells],
-                                              *([[str(a) for a, _ in pairs], [str(b) for _, b in pairs]] if pairs else []))))
-                for cells, pairs in sentences]
+    def lines(cells, pairs):  # the Python join of one sentence, as the writer made it before
+        offsets = [[str(a) for a, _ in pairs], [str(b) for _, b in pairs]] if pairs else []
+        return "\n".join(map("\t".join, zip(*[write._cells(column) for column in cells], *offsets)))
+
+    expected = [lines(cells, pairs) for cells, pairs in sentences]
     assert write._joined_lines(columns, offsets, lengths) == expected
     if write._tsv is None:
         pytest.skip("wikisilver.corpus._tsv was not built (no C compiler at install): the Python join alone")
