@@ -178,8 +178,8 @@ def test_the_compiled_token_lines_are_the_python_join(sentences) -> None:
     assert write._joined_lines(columns, offsets, lengths) == expected
     if write._tsv is None:
         pytest.skip("wikisilver.corpus._tsv was not built (no C compiler at install): the Python join alone")
-    assert write._tsv.token_lines(columns, tuple(c.lengths for c in columns), offsets, lengths) == expected
-    assert write._tsv.token_lines(columns, tuple(map(tuple, (c.lengths for c in columns))), tuple(offsets),
+    assert write._tsv.token_lines(columns, offsets, lengths) == expected
+    assert write._tsv.token_lines(tuple(c._replace(lengths=tuple(c.lengths)) for c in columns), tuple(offsets),
                                   tuple(lengths)) == expected
     assert list(chain.from_iterable(c.split() for c in columns[:1])) == [x for cells, _ in sentences for x in cells[0]]
 
@@ -190,13 +190,12 @@ def test_the_compiled_token_lines_refuse_columns_their_lengths_overrun() -> None
 
     if write._tsv is None:
         pytest.skip("wikisilver.corpus._tsv was not built (no C compiler at install)")
-    column = Joined("a\x1fb", "\x1f", [3])
     with pytest.raises(ValueError):
-        write._tsv.token_lines((column,), ([3],), [], [0])
+        write._tsv.token_lines((Joined("a\x1fb", "\x1f", [3]),), [], [0])
     with pytest.raises(ValueError):
-        write._tsv.token_lines((column,), ([2],), [0, 1], [1, 1])
+        write._tsv.token_lines((Joined("a\x1fb", "\x1f", [2]),), [0, 1], [1, 1])
     with pytest.raises(TypeError):
-        write._tsv.token_lines((("a", ""),), ([1],), [], [0])
+        write._tsv.token_lines((("a", "", [1]),), [], [0])
 
 
 def test_token_lines_the_c_writer_cannot_take_go_to_the_python_join() -> None:

@@ -1,11 +1,11 @@
 /* Speed, in one place: the token lines of our TSV, in C, the twin of the lines
  * wikisilver.corpus.write._joined_lines joins in Python where this module was not built.
  *
- * token_lines(columns, lengths, offsets, offset_lengths) -> list of str
- *   ``columns``: a tuple of (cells, separator, ...) tuples, one a column (token, lemma, POS, DBpedia tag,
- *   CoNLL tag): the cells of every sentence in order, joined by ``separator``, one character that no
- *   cell holds (wikisilver.corpus.columns.Joined);
- *   ``lengths``: a tuple of sequences of int, one a column: each sentence's number of cells in it;
+ * token_lines(columns, offsets, offset_lengths) -> list of str
+ *   ``columns``: a tuple of (cells, separator, lengths) tuples, one a column (token, lemma, POS,
+ *   DBpedia tag, CoNLL tag; wikisilver.corpus.columns.Joined): the cells of every sentence in
+ *   order, joined by ``separator``, one character that no cell holds, and each sentence's number
+ *   of cells in it (a sequence of int);
  *   ``offsets``: a sequence of int: the start and end of each token of the sentences with offsets;
  *   ``offset_lengths``: a sequence of int: each sentence's number of (start, end) pairs (0: unknown).
  *   One string a sentence: a line a token, "\n" between lines and none after the last: the token's
@@ -72,13 +72,12 @@ static Py_ssize_t item(PyObject *fast, Py_ssize_t i) {
 }
 
 static PyObject *token_lines(PyObject *self, PyObject *args) {
-    PyObject *columns_in, *lengths_in, *offsets_in, *offset_lengths_in;
-    if (!PyArg_ParseTuple(args, "O!O!OO", &PyTuple_Type, &columns_in, &PyTuple_Type, &lengths_in, &offsets_in,
-                          &offset_lengths_in))
+    PyObject *columns_in, *offsets_in, *offset_lengths_in;
+    if (!PyArg_ParseTuple(args, "O!OO", &PyTuple_Type, &columns_in, &offsets_in, &offset_lengths_in))
         return NULL;
     Py_ssize_t width = PyTuple_GET_SIZE(columns_in);
-    if (width < 1 || width > MAX_COLUMNS || PyTuple_GET_SIZE(lengths_in) != width) {
-        PyErr_SetString(PyExc_ValueError, "between 1 and 16 columns, and their lengths");
+    if (width < 1 || width > MAX_COLUMNS) {
+        PyErr_SetString(PyExc_ValueError, "between 1 and 16 columns");
         return NULL;
     }
     Column columns[MAX_COLUMNS];
@@ -89,17 +88,17 @@ static PyObject *token_lines(PyObject *self, PyObject *args) {
     for (; made < width; made++) {
         PyObject *pair = PyTuple_GET_ITEM(columns_in, made);
         PyObject *cells = NULL, *separator = NULL;
-        if (PyTuple_Check(pair) && PyTuple_GET_SIZE(pair) >= 2) {
+        if (PyTuple_Check(pair) && PyTuple_GET_SIZE(pair) == 3) {
             cells = PyTuple_GET_ITEM(pair, 0);
             separator = PyTuple_GET_ITEM(pair, 1);
         }
         if (cells == NULL || !PyUnicode_Check(cells) || !PyUnicode_Check(separator) ||
             PyUnicode_GET_LENGTH(separator) != 1) {
-            PyErr_SetString(PyExc_TypeError, "a column must be a (cells, separator, ...) tuple of str");
+            PyErr_SetString(PyExc_TypeError, "a column must be a (cells, separator, lengths) tuple");
             goto done;
         }
         Column *column = &columns[made];
-        column->lengths = PySequence_Fast(PyTuple_GET_ITEM(lengths_in, made), "lengths must be sequences");
+        column->lengths = PySequence_Fast(PyTuple_GET_ITEM(pair, 2), "a column's lengths must be a sequence");
         if (column->lengths == NULL) goto done;
         column->cells = cells;
         column->kind = PyUnicode_KIND(cells);

@@ -75,15 +75,10 @@ def columns_of(sentences: Iterable[LabelledSentence]) -> Sentences:
     """Records as :class:`Sentences`."""
     rows = list(sentences)
     pairs = [s.offsets for s in rows]
-    flat = list(chain.from_iterable(chain.from_iterable(pairs)))
-    try:
-        offsets: Sequence[int] = array("q", flat)  # a few bytes a token where they fit, as they do
-    except OverflowError:
-        offsets = flat
     return Sentences(
         [s.page_id for s in rows], [s.title for s in rows], [s.index for s in rows],
         tuple(joined([getattr(s, name) for s in rows]) for name in TOKEN_COLUMNS),
-        offsets, [len(p) for p in pairs],
+        _integers(chain.from_iterable(chain.from_iterable(pairs))), [len(p) for p in pairs],
         [tuple((span.start, span.end, span.conll, span.dbpedia_class, span.target, span.rule) for span in s.spans)
          for s in rows],
         [s.low_quality for s in rows], [s.quality_reasons for s in rows], [s.text for s in rows],
@@ -122,15 +117,20 @@ def concatenated(blocks: Sequence[Sentences]) -> Sentences:
             values = list(chain.from_iterable(part.split() for part in parts))
             bounds = np.cumsum([0, *lengths])
             columns.append(joined([values[a:b] for a, b in zip(bounds[:-1], bounds[1:])]))
-    offsets = list(chain.from_iterable(block.offsets for block in blocks))
+    lists = {name: list(chain.from_iterable(getattr(block, name) for block in blocks))
+             for name in Sentences._fields if name not in ("columns", "offsets")}
+    offsets = _integers(chain.from_iterable(block.offsets for block in blocks))
+    return Sentences(columns=tuple(columns), offsets=offsets, **lists)
+
+
+def _integers(values: Iterable[int]) -> Sequence[int]:
+    """Offsets as one array of 64-bit integers, a few bytes each, where they fit (as they do);
+    else a list."""
+    values = list(values)
     try:
-        offsets = array("q", offsets)
+        return array("q", values)
     except OverflowError:
-        pass
-    plain = [list(chain.from_iterable(getattr(block, name) for block in blocks)) for name in Sentences._fields]
-    fields_ = dict(zip(Sentences._fields, plain))
-    fields_.update(columns=tuple(columns), offsets=offsets)
-    return Sentences(**fields_)
+        return values
 
 
 def string_lists(column: Joined) -> pa.ListArray:

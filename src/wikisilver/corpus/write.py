@@ -105,8 +105,7 @@ def token_lines(columns: Sequence[Joined], offsets: Sequence[int], offset_length
     past 64 bits) by :func:`_joined_lines`; ``tests/test_write_parts.py`` holds the two equal."""
     if _tsv is not None:
         try:
-            return _tsv.token_lines(tuple(columns), tuple(column.lengths for column in columns), offsets,
-                                    offset_lengths)
+            return _tsv.token_lines(tuple(columns), offsets, offset_lengths)
         except OverflowError:
             pass
     return _joined_lines(columns, offsets, offset_lengths)
@@ -261,19 +260,19 @@ def _write_groups(blocks: Iterable[Sentences], path: str | Path, row_group_size:
             size += len(block.index)
             count += len(block.index)
             if size >= row_group_size:
-                left = _write_full_groups(writer, left, sentences_to_table(concatenated(held), with_source),
-                                          row_group_size)
+                left = _write_full_groups(writer, left, held, row_group_size, with_source)
                 held, size = [], left.num_rows
         if held:
-            left = _write_full_groups(writer, left, sentences_to_table(concatenated(held), with_source),
-                                      row_group_size)
+            left = _write_full_groups(writer, left, held, row_group_size, with_source)
         if (left is not None and left.num_rows) or count == 0:
             writer.write_table(left if left is not None else sentences_to_table(columns_of([]), with_source))
     return count
 
 
-def _write_full_groups(writer, left: pa.Table | None, table: pa.Table, size: int) -> pa.Table:
-    """Write the full row groups of ``left`` then ``table``; what is left over."""
+def _write_full_groups(writer, left: pa.Table | None, held: list[Sentences], size: int, with_source: bool
+                       ) -> pa.Table:
+    """Write the full row groups of ``left`` then the ``held`` blocks; what is left over."""
+    table = sentences_to_table(concatenated(held), with_source)
     if left is not None and left.num_rows:
         table = pa.concat_tables([left, table])
     start = 0

@@ -64,7 +64,7 @@ def _name_of(written: str) -> str:
     head, colon, _ = raw.partition(":")
     if colon and name_key(head) not in template_namespaces() and name_key(head) not in {"subst", "safesubst"}:
         return ""  # DEFAULTSORT:, lc:, padleft: … and interwiki transclusions
-    if _MAGIC_WORD.match(raw.strip()):
+    if _MAGIC_WORD.match(raw):
         return ""
     return template_key(raw)
 
